@@ -1,0 +1,43 @@
+# Every target sets up what it needs: a local virtual environment in .venv.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test lint bench serve clean snapshots
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	touch $(STAMP)
+
+## run: t3tui on the embedded live demo (reference backend + real agent processes)
+run: $(STAMP)
+	$(BIN)/t3tui $(ARGS)
+
+## serve: only the reference backend, demo scenario
+serve: $(STAMP)
+	$(BIN)/t3tui serve --scenario demo $(ARGS)
+
+## test: lint, layer contracts, then the whole suite
+test: $(STAMP) lint
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check t3tui tests benchmarks
+	$(BIN)/lint-imports
+
+## snapshots: regenerate SVG snapshots and the README screenshots
+snapshots: $(STAMP)
+	$(BIN)/python -m pytest tests/tui/test_snapshots.py --snapshot-update
+	$(BIN)/python -m t3tui.tui.screenshots screenshots
+
+## bench: every benchmark, ratios printed side by side
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.run_all
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,5 @@
+import sys
+
+from t3tui.cli import main
+
+sys.exit(main())

@@ -1,0 +1,54 @@
+"""The `t3tui` command.
+
+With no subcommand it opens the supervisor: on the embedded live demo when no server is given,
+or on the server named by `--url`/`--token` (or `T3TUI_URL`/`T3CODE_URL` and
+`T3TUI_TOKEN`/`T3CODE_TOKEN`). Subcommands live next to the layer they drive and are imported
+lazily, so `t3tui status` never pays for Textual and `t3tui serve` never loads the client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+# subcommand name -> module providing `register(subparsers)` and `run(args) -> int`
+SUBCOMMANDS: dict[str, str] = {
+    "serve": "t3tui.backend.serve",
+    "status": "t3tui.headless.status",
+    "watch": "t3tui.headless.watch",
+    "checkin": "t3tui.headless.checkin",
+    "settle": "t3tui.headless.settle",
+    "interrupt": "t3tui.headless.interrupt",
+}
+APP_MODULE = "t3tui.tui.launch"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="t3tui",
+        description=(
+            "Terminal supervisor for T3 Code agent delegation. Without a subcommand, opens the "
+            "live tree: on the embedded demo backend, or on the server given by --url/--token."
+        ),
+    )
+    importlib.import_module(APP_MODULE).add_arguments(parser)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in SUBCOMMANDS.items():
+        importlib.import_module(module).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    module = SUBCOMMANDS.get(args.command or "", APP_MODULE)
+    try:
+        return int(importlib.import_module(module).run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
