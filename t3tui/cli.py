@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     importlib.import_module(APP_MODULE).add_arguments(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module in SUBCOMMANDS.items():
+    for module in SUBCOMMANDS.values():
         importlib.import_module(module).register(subparsers)
     return parser
 
