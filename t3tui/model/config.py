@@ -1,0 +1,35 @@
+"""Detector thresholds and check-in defaults (all durations in seconds)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DetectorConfig:
+    """Thresholds for the detectors; every default is documented in docs/ARCHITECTURE.md."""
+
+    # stuck: the provider said the turn is over but the run is still starting/running
+    provider_finished_dwell_s: float = 10.0
+    # stuck: a session this thread runs in was detached (by any thread) and its active run
+    # shows no agent progress since
+    detached_session_dwell_s: float = 10.0
+    # stuck: running with no turn item / provider turn / message / shell update
+    no_progress_s: float = 240.0
+    # stuck: run in `waiting` (post-terminal drain)
+    drain_too_long_s: float = 60.0
+    # undelivered_result: terminal child, delivery pending, parent has no live run since
+    undelivered_dwell_s: float = 60.0
+    # undelivered_result: delivery `claimed` with no live/queued parent run since
+    claimed_dwell_s: float = 300.0
+    # orphaned_delivery: child still active while its wake is disposed / cohort not open
+    orphaned_dwell_s: float = 5.0
+    # serialized_wait: next wait sibling arrived within [return - tolerance, return + window]
+    serial_tolerance_s: float = 2.0
+    serial_window_s: float = 10.0
+    # phantom_child: grace for a mentioned task to show up as a task row
+    phantom_grace_s: float = 30.0
+    # check-ins
+    checkin_text: str = "Reply exactly PONG"
+    checkin_expect: str = "PONG"
+    checkin_timeout_s: float = 120.0

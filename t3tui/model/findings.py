@@ -1,0 +1,54 @@
+"""Findings: what a detector reports, its kinds, rules and ranking."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final
+
+# kinds
+STUCK: Final = "stuck"
+SERIALIZED_WAIT: Final = "serialized_wait"
+PHANTOM_CHILD: Final = "phantom_child"
+UNDELIVERED_RESULT: Final = "undelivered_result"
+ORPHANED_DELIVERY: Final = "orphaned_delivery"
+
+# rule name -> rank (lower is stronger), after delegation.md §7
+RULE_RANK: Final[dict[str, int]] = {
+    "provider-finished-run-running": 10,
+    "drain-too-long": 11,
+    "session-detached-by-other": 20,
+    "provider-session-stopped": 21,
+    "checkin-unanswered": 25,
+    "no-progress": 30,
+    "undelivered-result": 50,
+    "wake-disposed-while-running": 60,
+    "serial-arrival": 70,
+    "claimed-not-real": 71,
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One detector verdict. `evidence` holds JSON-able facts; `since` is when it began."""
+
+    kind: str
+    thread_id: str
+    rule: str
+    reason: str
+    evidence: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    since: datetime | None = None
+
+    @property
+    def rank(self) -> int:
+        return RULE_RANK.get(self.rule, 99)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """Identity across views (for change detection)."""
+        return (self.kind, self.thread_id, self.rule)
+
+
+def rank_findings(findings: list[Finding]) -> list[Finding]:
+    """Strongest first; stable for equal ranks."""
+    return sorted(findings, key=lambda f: f.rank)

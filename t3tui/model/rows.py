@@ -1,0 +1,119 @@
+"""The supervisor's output: one row per thread, in tree order, plus counts and findings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final
+
+from t3tui.model.findings import Finding
+
+# Primary states, in precedence order (first match wins; see docs/ARCHITECTURE.md "model/").
+NEEDS_INPUT: Final = "needs-input"
+STUCK_STATE: Final = "stuck"
+CREATING: Final = "creating"
+QUEUED: Final = "queued"
+RUNNING: Final = "running"
+DRAINING: Final = "draining"
+WAITING: Final = "waiting"
+DONE: Final = "done"
+SETTLED: Final = "settled"
+IDLE: Final = "idle"
+STATES: Final[tuple[str, ...]] = (
+    NEEDS_INPUT, STUCK_STATE, CREATING, QUEUED, RUNNING, DRAINING, WAITING, DONE, SETTLED, IDLE,
+)
+# States in which a thread still has live work (its own or blocked on a child).
+ACTIVE_STATES: Final = frozenset({NEEDS_INPUT, STUCK_STATE, CREATING, QUEUED, RUNNING, DRAINING})
+
+
+@dataclass(frozen=True)
+class PendingRequest:
+    """An approval or question the thread is blocked on (`runtime-request.respond` target)."""
+
+    id: str
+    kind: str
+    created_at: datetime | None
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """The parent's task row for a delegated child (published facts, not live status)."""
+
+    task_id: str
+    parent_thread_id: str
+    parent_run_id: str | None
+    client_request_id: str | None
+    title: str | None
+    origin: str | None                 # app_owned | provider_native
+    mode: str                          # "wait" | "async" (from completionWake history)
+    completion_wake: str               # always | settled_only
+    timeout_ms: int | None             # from the delegate_task tool input when visible
+    wait_result: str | None            # wait mode: "open" | "returned" | "timed_out"
+    wait_returned_at: datetime | None
+    status: str | None                 # the row's published status
+    delivery: str | None               # completionDelivery.state
+    started_at: datetime | None
+    completed_at: datetime | None
+    result_published: bool             # a subagent_result transfer exists (or terminal row)
+
+
+@dataclass(frozen=True)
+class ThreadRow:
+    """One thread as the supervisor sees it. Text fields are untrusted plain text."""
+
+    id: str
+    title: str
+    parent_id: str | None
+    depth: int
+    children: tuple[str, ...]
+    state: str
+    state_reason: str
+    state_since: datetime | None
+    settled: bool
+    run_status: str | None             # shell `status` (latest run) or derived from runs[]
+    activity_run_status: str | None
+    active_run_id: str | None
+    run_started_at: datetime | None
+    provider: str | None
+    model: str | None
+    origin: str | None                 # app_owned | provider_native | None (top level)
+    creation_source: str | None
+    location: str                      # active | archive | unknown (task row only)
+    orphan: bool                       # has a parent link but the parent is not visible
+    task: TaskInfo | None
+    pending_request: PendingRequest | None
+    latest_message: str | None         # one-line preview (untrusted text)
+    last_activity_at: datetime | None
+    overlays: tuple[str, ...]          # settled, orphaned-delivery, stuck?, serialized, ...
+    child_counts: dict[str, int] = field(hash=False, compare=False)
+    findings: tuple[Finding, ...] = ()
+    subscribed: bool = False           # the thread's projection is known
+
+
+@dataclass(frozen=True)
+class SupervisorView:
+    """A consistent picture at `now`: rows in tree order, counts by state, ranked findings."""
+
+    now: datetime
+    rows: tuple[ThreadRow, ...]
+    findings: tuple[Finding, ...]
+    counts: dict[str, int] = field(hash=False, compare=False)
+    synchronized: bool = False
+
+    def row(self, thread_id: str) -> ThreadRow | None:
+        for row in self.rows:
+            if row.id == thread_id:
+                return row
+        return None
+
+    def to_status_json(self) -> dict[str, Any]:
+        """The `t3tui status --json` document (docs/STATUS_JSON.md)."""
+        from t3tui.model.status_json import status_document
+
+        return status_document(self)
+
+    @property
+    def exit_code(self) -> int:
+        from t3tui.model.status_json import exit_code
+
+        return exit_code(self)
