@@ -1,0 +1,148 @@
+"""Provider sessions, threads and turns (§8.7 to §8.9)."""
+
+from typing import Any
+
+from pydantic import Field
+
+from .base import Timestamp, WireModel
+from .common import PendingBackgroundTask
+from .enums import (
+    NativeRefStrength,
+    ProviderSessionStatus,
+    ProviderThreadStatus,
+    ProviderTurnStatus,
+)
+
+
+class _CapabilityGroup(WireModel):
+    """Every flag is optional: absent means "not advertised"."""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        cls.wire_optional = frozenset(cls.model_fields)
+        super().__pydantic_init_subclass__(**kwargs)
+
+
+class SessionCapabilities(_CapabilityGroup):
+    supports_multiple_provider_threads_per_session: bool | None = None
+
+
+class TurnCapabilities(_CapabilityGroup):
+    supports_interrupt: bool | None = None
+    supports_active_steering: bool | None = None
+    supports_queued_messages: bool | None = None
+    supports_steering_by_interrupt_restart: bool | None = None
+    terminal_status_quality: NativeRefStrength | str | None = None
+
+
+class SubagentCapabilities(_CapabilityGroup):
+    supports_subagents: bool | None = None
+    emits_subagent_lifecycle: bool | None = None
+
+
+class ProviderCapabilities(_CapabilityGroup):
+    """Capability groups; the groups t3tui does not read stay raw dicts."""
+
+    sessions: SessionCapabilities | None = None
+    threads: dict[str, Any] | None = None
+    turns: TurnCapabilities | None = None
+    streaming: dict[str, Any] | None = None
+    tools: dict[str, Any] | None = None
+    approvals: dict[str, Any] | None = None
+    planning: dict[str, Any] | None = None
+    subagents: SubagentCapabilities | None = None
+    context: dict[str, Any] | None = None
+    checkpointing: dict[str, Any] | None = None
+    identity: dict[str, Any] | None = None
+
+
+class ProviderSession(WireModel):
+    """A live provider process/session (`providerSessions[]`)."""
+
+    id: str
+    driver: str | None = None
+    provider_instance_id: str = ""
+    cwd: str | None = None
+    model: str | None = None
+    capabilities: ProviderCapabilities = Field(default_factory=ProviderCapabilities)
+    status: ProviderSessionStatus | str
+    created_at: Timestamp | None = None
+    updated_at: Timestamp | None = None
+    last_error: str | None = None
+
+    @property
+    def shares_threads(self) -> bool:
+        """True when one session can hold several threads (e.g. parent and child)."""
+        sessions = self.capabilities.sessions
+        return bool(sessions and sessions.supports_multiple_provider_threads_per_session)
+
+
+class ProviderThread(WireModel):
+    """A provider-side thread (`providerThreads[]`)."""
+
+    id: str
+    driver: str | None = None
+    provider_instance_id: str = ""
+    provider_session_id: str | None = None
+    app_thread_id: str | None = None
+    owner_node_id: str | None = None
+    native_thread_ref: Any = None
+    native_conversation_head_ref: Any = None
+    first_run_ordinal: int | None = None
+    last_run_ordinal: int | None = None
+    handoff_ids: list[str] = Field(default_factory=list)
+    forked_from: Any = None
+    pending_background_tasks: list[PendingBackgroundTask] = Field(default_factory=list)
+    status: ProviderThreadStatus | str
+    created_at: Timestamp | None = None
+    updated_at: Timestamp | None = None
+
+
+class TokenUsage(WireModel):
+    """Token counters; `updatedAt` is a good progress heartbeat."""
+
+    used_tokens: int = 0
+    max_tokens: int | None = None
+    input_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    output_tokens: int | None = None
+    reasoning_output_tokens: int | None = None
+    updated_at: Timestamp | None = None
+
+    wire_optional = frozenset(
+        {
+            "max_tokens",
+            "input_tokens",
+            "cached_input_tokens",
+            "output_tokens",
+            "reasoning_output_tokens",
+        }
+    )
+
+
+class ProviderTurn(WireModel):
+    """What the provider says about one turn (`providerTurns[]`)."""
+
+    id: str
+    provider_thread_id: str | None = None
+    node_id: str | None = None
+    run_attempt_id: str | None = None
+    native_turn_ref: Any = None
+    ordinal: int | None = None
+    status: ProviderTurnStatus | str
+    started_at: Timestamp | None = None
+    completed_at: Timestamp | None = None
+    token_usage: TokenUsage | None = None
+    turn_token_usage: TokenUsage | None = None
+
+    wire_optional = frozenset({"token_usage", "turn_token_usage"})
+
+
+class ProviderSessionDetached(WireModel):
+    """Payload of `provider-session.detached`."""
+
+    provider_session_id: str
+    detached_at: Timestamp | None = None
+    reason: str | None = None
+
+    wire_optional = frozenset({"reason"})

@@ -1,0 +1,141 @@
+"""Shell and thread stream items (§5), dispatched on `kind`; unknown kinds keep every key."""
+
+from typing import Any, Literal
+
+from .base import ProtocolError, WireModel, type_name
+from .enums import ThreadLocation
+from .events import DomainEvent
+from .projection import ThreadProjection
+from .threads import ProjectShell, ShellSnapshot, ThreadShell
+
+
+class ShellSnapshotItem(WireModel):
+    """Replaces all shell state."""
+
+    kind: Literal["snapshot"] = "snapshot"
+    snapshot: ShellSnapshot
+
+
+class ShellSynchronized(WireModel):
+    """Separates catch-up from live delivery."""
+
+    kind: Literal["synchronized"] = "synchronized"
+
+
+class ProjectUpdated(WireModel):
+    kind: Literal["project.updated"] = "project.updated"
+    sequence: int
+    project: ProjectShell
+
+
+class ProjectRemoved(WireModel):
+    kind: Literal["project.removed"] = "project.removed"
+    sequence: int
+    project_id: str
+
+
+class ThreadUpdated(WireModel):
+    """The current full shell row; `location` is absent on the archived-shell stream."""
+
+    kind: Literal["thread.updated"] = "thread.updated"
+    sequence: int
+    location: ThreadLocation | str | None = None
+    thread: ThreadShell
+
+    wire_optional = frozenset({"location"})
+
+
+class ThreadRemoved(WireModel):
+    kind: Literal["thread.removed"] = "thread.removed"
+    sequence: int
+    location: ThreadLocation | str | None = None
+    thread_id: str
+
+    wire_optional = frozenset({"location"})
+
+
+class UnknownShellItem(WireModel):
+    """A shell item of a kind this client does not know; every key is kept."""
+
+    kind: str
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The item as it came off the wire."""
+        return self.to_wire()
+
+
+class ThreadSnapshotItem(WireModel):
+    """Replaces the whole local projection of the thread."""
+
+    kind: Literal["snapshot"] = "snapshot"
+    snapshot_sequence: int
+    projection: ThreadProjection
+
+
+class ThreadSynchronized(WireModel):
+    kind: Literal["synchronized"] = "synchronized"
+
+
+class ThreadEventItem(WireModel):
+    """One domain event at a global sequence."""
+
+    kind: Literal["event"] = "event"
+    sequence: int
+    event: DomainEvent
+
+
+class UnknownThreadItem(WireModel):
+    """A thread item of a kind this client does not know; every key is kept."""
+
+    kind: str
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The item as it came off the wire."""
+        return self.to_wire()
+
+
+ShellItem = (
+    ShellSnapshotItem
+    | ShellSynchronized
+    | ProjectUpdated
+    | ProjectRemoved
+    | ThreadUpdated
+    | ThreadRemoved
+    | UnknownShellItem
+)
+ThreadItem = ThreadSnapshotItem | ThreadSynchronized | ThreadEventItem | UnknownThreadItem
+
+_SHELL: dict[str, type[WireModel]] = {
+    "snapshot": ShellSnapshotItem,
+    "synchronized": ShellSynchronized,
+    "project.updated": ProjectUpdated,
+    "project.removed": ProjectRemoved,
+    "thread.updated": ThreadUpdated,
+    "thread.removed": ThreadRemoved,
+}
+_THREAD: dict[str, type[WireModel]] = {
+    "snapshot": ThreadSnapshotItem,
+    "synchronized": ThreadSynchronized,
+    "event": ThreadEventItem,
+}
+
+
+def _decode(obj: Any, table: dict[str, type[WireModel]], unknown: type[WireModel], what: str) -> Any:
+    if not isinstance(obj, dict):
+        raise ProtocolError(f"{what} must be a JSON object, got {type_name(obj)}")
+    kind = obj.get("kind")
+    if not isinstance(kind, str):
+        raise ProtocolError(f"{what} has no string 'kind'")
+    return table.get(kind, unknown).from_wire(obj)
+
+
+def decode_shell_item(obj: Any) -> ShellItem:
+    """Decode one item of the (active or archived) shell stream."""
+    return _decode(obj, _SHELL, UnknownShellItem, "shell stream item")
+
+
+def decode_thread_item(obj: Any) -> ThreadItem:
+    """Decode one item of a thread stream."""
+    return _decode(obj, _THREAD, UnknownThreadItem, "thread stream item")
