@@ -1,0 +1,281 @@
+"""Effect RPC framing on one server-side websocket (protocol §3.3, §3.5).
+
+One `RpcConnection` per socket: it decodes client frames, runs unary calls and streams as
+tasks, keeps a per-request ack latch (`StreamSink`), answers pings, and turns every kind of bad
+input into the documented reply without closing the socket. All writes go through one queue so
+that a message's place on the wire is fixed at the moment it is produced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+
+from t3tui.protocol import ProtocolError
+from t3tui.protocol.rpc import (
+    Ack,
+    Chunk,
+    Defect,
+    Die,
+    Eof,
+    Exit,
+    ExitFailure,
+    ExitSuccess,
+    Fail,
+    Interrupt,
+    InterruptCause,
+    Ping,
+    Pong,
+    Request,
+    decode_client_frame,
+    encode_message,
+)
+
+log = logging.getLogger(__name__)
+
+
+class RpcFailure(Exception):
+    """A method's declared (typed) error: sent as a `Fail` cause."""
+
+    def __init__(self, error: Mapping[str, Any]) -> None:
+        super().__init__(error.get("message", error.get("_tag", "failure")))
+        self.error = dict(error)
+
+
+class RpcDie(Exception):
+    """A payload that fails validation: sent as a `Die` cause with this text."""
+
+
+class StreamSink:
+    """The ack latch of one stream: one `Chunk` in flight, later items coalesced behind it."""
+
+    def __init__(self, request_id: str, send: Callable[[Any], None]) -> None:
+        self._request_id = request_id
+        self._send = send
+        self._pending: dict[object, Any] = {}
+        self._awaiting_ack = False
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self.closed = False
+
+    def push(self, item: Any, key: object | None = None) -> None:
+        """Queue one item; an item with the `key` of a pending one replaces it (at the end).
+
+        A callable item is resolved only when its chunk is written (None drops it), so that a
+        coalesced item carries the state current at sending time and superseded ones cost
+        nothing.
+        """
+        if self.closed:
+            return
+        if key is None:
+            key = object()
+        else:
+            self._pending.pop(key, None)
+        self._pending[key] = item
+        self._flush()
+
+    @property
+    def pending_count(self) -> int:
+        return len(self._pending)
+
+    def clear_pending(self) -> None:
+        """Drop the items not yet sent (the caller replaces them, e.g. with a snapshot)."""
+        self._pending.clear()
+
+    def ack(self) -> None:
+        self._awaiting_ack = False
+        self._flush()
+
+    async def drained(self) -> None:
+        """Wait until every pushed item was sent and acknowledged."""
+        await self._idle.wait()
+
+    def _flush(self) -> None:
+        if self._awaiting_ack or self.closed:
+            return
+        if not self._pending:
+            self._idle.set()
+            return
+        resolved = [item() if callable(item) else item for item in self._pending.values()]
+        self._pending.clear()
+        values = [value for value in resolved if value is not None]
+        if not values:  # every lazy item turned out to be moot; `values` is never empty
+            self._idle.set()
+            return
+        self._awaiting_ack = True
+        self._idle.clear()
+        self._send(Chunk(request_id=self._request_id, values=values))
+
+
+UnaryHandler = Callable[[dict[str, Any]], Awaitable[Any]]
+StreamHandler = Callable[[dict[str, Any], StreamSink], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Method:
+    """One RPC method: a unary call (one `Exit`) or a stream (chunks, then an `Exit`)."""
+
+    kind: Literal["unary", "stream"]
+    handler: UnaryHandler | StreamHandler
+
+
+@dataclass
+class _InFlight:
+    task: asyncio.Task[None]
+    kind: Literal["unary", "stream"]
+    fiber_id: int
+    sink: StreamSink | None = None
+
+
+class RpcConnection:
+    """Serves the RPC methods on one accepted websocket until it closes."""
+
+    def __init__(self, ws: ServerConnection, methods: Mapping[str, Method]) -> None:
+        self._ws = ws
+        self._methods = methods
+        self._outbox: asyncio.Queue[str] = asyncio.Queue()
+        self._inflight: dict[str, _InFlight] = {}
+        self._fibers = itertools.count(1)
+        # Unary calls are commands: they finish even if the client goes away (see `_on_request`).
+        self._detached: set[asyncio.Task[None]] = set()
+
+    async def serve(self) -> None:
+        writer = asyncio.create_task(self._write_loop())
+        try:
+            async for frame in self._ws:
+                self._on_frame(frame)
+        except ConnectionClosed:
+            pass
+        finally:
+            for entry in list(self._inflight.values()):
+                if entry.kind == "stream":
+                    entry.task.cancel()
+            self._inflight.clear()
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+
+    def send(self, message: Any) -> None:
+        """Queue one server message for the wire (one object per frame)."""
+        self._outbox.put_nowait(encode_message(message))
+
+    async def _write_loop(self) -> None:
+        while True:
+            text = await self._outbox.get()
+            try:
+                await self._ws.send(text)
+            except ConnectionClosed:
+                return
+
+    def _on_frame(self, frame: str | bytes) -> None:
+        if isinstance(frame, bytes):
+            self.send(Defect(defect="Binary frames are not supported; send JSON text frames."))
+            return
+        try:
+            messages = decode_client_frame(frame)
+        except ProtocolError as error:
+            self.send(Defect(defect=f"Malformed message: {error.message}"))
+            return
+        for message in messages:
+            self._on_message(message)
+
+    def _on_message(self, message: Any) -> None:
+        if isinstance(message, Request):
+            self._on_request(message)
+        elif isinstance(message, Ack):
+            entry = self._inflight.get(message.request_id)
+            if entry is not None and entry.sink is not None:
+                entry.sink.ack()
+        elif isinstance(message, Interrupt):
+            self._on_interrupt(message.request_id)
+        elif isinstance(message, Ping):
+            self.send(Pong())
+        elif isinstance(message, Eof):
+            pass  # "no more requests": the in-flight ones still run to their end
+
+    def _on_request(self, request: Request) -> None:
+        method = self._methods.get(request.tag)
+        if method is None:
+            self.send(Defect(defect=f"Unknown request tag: {request.tag}"))
+            return
+        if request.id in self._inflight:
+            self.send(Defect(defect=f"Request id {request.id} is already in flight."))
+            return
+        payload = request.payload
+        if not isinstance(payload, dict):
+            # Every method here takes an object; this is a schema failure, not a protocol one.
+            got = type(payload).__name__ if payload is not None else "null"
+            self._finish(
+                request.id,
+                ExitFailure(cause=[Die(defect=f"Expected an object payload, got {got}")]),
+            )
+            return
+        fiber_id = next(self._fibers)
+        if method.kind == "stream":
+            sink = StreamSink(request.id, self.send)
+            coro = self._run_stream(request.id, method.handler, payload, sink)  # type: ignore[arg-type]
+            task = asyncio.create_task(coro)
+            self._inflight[request.id] = _InFlight(task, "stream", fiber_id, sink)
+        else:
+            task = asyncio.create_task(self._run_unary(request.id, method.handler, payload))  # type: ignore[arg-type]
+            self._inflight[request.id] = _InFlight(task, "unary", fiber_id)
+            self._detached.add(task)
+            task.add_done_callback(self._detached.discard)
+
+    def _on_interrupt(self, request_id: str) -> None:
+        entry = self._inflight.pop(request_id, None)
+        if entry is None:
+            return  # already ended: its Exit is on the wire
+        if entry.kind == "stream":
+            assert entry.sink is not None
+            entry.sink.closed = True
+            entry.task.cancel()
+        # A unary call is left to finish (a command must not stop half-applied); its Exit is
+        # replaced by the Interrupt exit and its result dropped.
+        self._finish(request_id, ExitFailure(cause=[InterruptCause(fiber_id=entry.fiber_id)]))
+
+    async def _run_unary(self, request_id: str, handler: UnaryHandler, payload: dict) -> None:
+        exit_ = await _call(handler(payload))
+        if self._inflight.pop(request_id, None) is not None:
+            self._finish(request_id, exit_)
+
+    async def _run_stream(
+        self, request_id: str, handler: StreamHandler, payload: dict, sink: StreamSink
+    ) -> None:
+        async def body() -> None:
+            await handler(payload, sink)
+            await sink.drained()
+
+        exit_ = await _call(body())
+        sink.closed = True
+        if self._inflight.pop(request_id, None) is not None:
+            self._finish(request_id, exit_)
+
+    def _finish(self, request_id: str, exit_: ExitSuccess | ExitFailure) -> None:
+        self.send(Exit(request_id=request_id, exit=exit_))
+
+
+async def _call(call: Awaitable[Any]) -> ExitSuccess | ExitFailure:
+    """Run a handler and describe its outcome as an Effect exit."""
+    try:
+        value = await call
+    except RpcFailure as failure:
+        return ExitFailure(cause=[Fail(error=failure.error)])
+    except (RpcDie, ProtocolError) as bad:
+        text = bad.message if isinstance(bad, ProtocolError) else str(bad)
+        return ExitFailure(cause=[Die(defect=text)])
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        log.error("RPC handler failed: %s: %s", type(error).__name__, error)
+        log.debug("RPC handler traceback", exc_info=True)
+        return ExitFailure(cause=[Die(defect=f"Internal server error: {type(error).__name__}")])
+    return ExitSuccess(value=value)
