@@ -1,0 +1,239 @@
+"""One open websocket: requests multiplexed by string id, an Ack after every Chunk, Ping/Pong.
+
+A `Defect`, an unreadable frame, a missing `Pong` or a closed socket ends the connection: every
+in-flight request then fails with `ConnectionLost`, and `closed` resolves with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection
+from websockets.exceptions import ConnectionClosed
+
+from t3tui.client.errors import ConnectionLost, RpcFailure
+from t3tui.protocol import ProtocolError
+from t3tui.protocol.rpc import (
+    Ack,
+    Chunk,
+    Defect,
+    Die,
+    Exit,
+    ExitFailure,
+    Fail,
+    Interrupt,
+    Ping,
+    Pong,
+    Request,
+    decode_server_frame,
+    encode_message,
+)
+
+log = logging.getLogger(__name__)
+
+ChunkHandler = Callable[[list[Any]], None]
+
+
+def failure_from_exit(exit_: ExitFailure) -> RpcFailure:
+    """The first cause decides: a typed error, a defect, or an interrupt."""
+    for cause in exit_.cause:
+        if isinstance(cause, Fail):
+            error = cause.error if isinstance(cause.error, dict) else {"value": cause.error}
+            text = error.get("message") or error.get("_tag") or "request failed"
+            return RpcFailure(str(text), error)
+        if isinstance(cause, Die):
+            return RpcFailure(f"server defect: {cause.defect}", {"_tag": "Die", "defect": cause.defect})
+    return RpcFailure("interrupted", {"_tag": "Interrupt"})
+
+
+class StreamHandle:
+    """A running stream: `done` resolves when it ends; `interrupt()` unsubscribes."""
+
+    def __init__(self, connection: Connection, request_id: str, on_values: ChunkHandler) -> None:
+        self.request_id = request_id
+        self.on_values: ChunkHandler | None = on_values
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # Nobody may be awaiting an abandoned stream; mark its failure as seen.
+        self.done.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._connection = connection
+
+    async def interrupt(self) -> None:
+        """Stop delivering values now and ask the server to end the stream."""
+        self.on_values = None
+        if not self.done.done():
+            await self._connection.send_quietly(Interrupt(request_id=self.request_id))
+
+
+class Connection:
+    """Owns one socket; use `async with Connection(ws)` or `start()`/`close()`."""
+
+    def __init__(self, ws: ClientConnection, *, ping_interval: float = 5.0) -> None:
+        self._ws = ws
+        self._ping_interval = ping_interval
+        self._ids = itertools.count(1)
+        self._calls: dict[str, asyncio.Future[Any]] = {}
+        self._streams: dict[str, StreamHandle] = {}
+        self._awaiting_pong = False
+        self._tasks: list[asyncio.Task[None]] = []
+        self.closed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    async def __aenter__(self) -> Connection:
+        self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close("closed by client")
+
+    def start(self) -> None:
+        self._tasks = [
+            asyncio.create_task(self._read_loop(), name="t3tui-read"),
+            asyncio.create_task(self._ping_loop(), name="t3tui-ping"),
+        ]
+
+    @property
+    def is_open(self) -> bool:
+        return not self.closed.done()
+
+    async def call(self, tag: str, payload: dict[str, Any]) -> Any:
+        """A unary request; returns the success value or raises `RpcFailure`/`ConnectionLost`."""
+        request_id = self._next_id()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._calls[request_id] = future
+        try:
+            await self._send(Request(id=request_id, tag=tag, payload=payload))
+            return await future
+        finally:
+            self._calls.pop(request_id, None)
+
+    async def open_stream(
+        self, tag: str, payload: dict[str, Any], on_values: ChunkHandler
+    ) -> StreamHandle:
+        """Start a stream; `on_values` runs for every Chunk, before that Chunk is acked."""
+        handle = StreamHandle(self, self._next_id(), on_values)
+        self._streams[handle.request_id] = handle
+        try:
+            await self._send(Request(id=handle.request_id, tag=tag, payload=payload))
+        except ConnectionLost:
+            self._streams.pop(handle.request_id, None)
+            raise
+        return handle
+
+    async def close(self, reason: str) -> None:
+        """Close politely; in-flight requests fail with `ConnectionLost(reason)`."""
+        self._fail_all(reason)
+        for task in self._tasks:
+            if task is not asyncio.current_task():
+                task.cancel()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._ws.close(), timeout=1.0)
+
+    async def send_quietly(self, message: Interrupt | Ack) -> None:
+        """Send when the socket is open; a dead socket already ended what this was about."""
+        with contextlib.suppress(ConnectionLost):
+            await self._send(message)
+
+    def _next_id(self) -> str:
+        if self.closed.done():
+            raise ConnectionLost(self.closed.result())
+        return str(next(self._ids))
+
+    async def _send(self, message: Any) -> None:
+        if self.closed.done():
+            raise ConnectionLost(self.closed.result())
+        try:
+            await self._ws.send(encode_message(message))
+        except ConnectionClosed as exc:
+            self.abort(f"socket closed: {exc}")
+            raise ConnectionLost(self.closed.result()) from None
+
+    async def _read_loop(self) -> None:
+        try:
+            async for text in self._ws:
+                if isinstance(text, bytes):
+                    text = text.decode("utf-8", errors="replace")
+                for message in decode_server_frame(text):
+                    await self._handle(message)
+                if self.closed.done():
+                    return
+            self.abort("server closed the connection")
+        except ConnectionClosed as exc:
+            self.abort(f"socket closed: {exc}")
+        except ProtocolError as exc:
+            self.abort(f"unreadable frame from server: {exc.message}")
+        except ConnectionLost:
+            pass
+
+    async def _handle(self, message: Any) -> None:
+        if isinstance(message, Chunk):
+            handle = self._streams.get(message.request_id)
+            if handle is not None and handle.on_values is not None:
+                try:
+                    handle.on_values(list(message.values))
+                except Exception:
+                    # A consumer bug must not stall the stream: the Ack still goes out.
+                    log.exception("stream consumer failed on request %s", message.request_id)
+            await self._send(Ack(request_id=message.request_id))
+        elif isinstance(message, Exit):
+            self._finish(message)
+        elif isinstance(message, Pong):
+            self._awaiting_pong = False
+        elif isinstance(message, Defect):
+            self.abort(f"server reported a protocol defect: {str(message.defect)[:300]}")
+
+    def _finish(self, message: Exit) -> None:
+        exit_ = message.exit
+        call = self._calls.pop(message.request_id, None)
+        if call is not None and not call.done():
+            if isinstance(exit_, ExitFailure):
+                call.set_exception(failure_from_exit(exit_))
+            else:
+                call.set_result(exit_.value)
+        handle = self._streams.pop(message.request_id, None)
+        if handle is not None and not handle.done.done():
+            if isinstance(exit_, ExitFailure) and handle.on_values is not None:
+                handle.done.set_exception(failure_from_exit(exit_))
+            else:
+                handle.done.set_result(None)
+
+    async def _ping_loop(self) -> None:
+        while not self.closed.done():
+            await asyncio.sleep(self._ping_interval)
+            if self._awaiting_pong:
+                self.abort(f"no Pong within {self._ping_interval:g}s: socket declared dead")
+                return
+            self._awaiting_pong = True
+            try:
+                await asyncio.wait_for(self._send(Ping()), timeout=self._ping_interval)
+            except (ConnectionLost, TimeoutError):
+                self.abort("could not send Ping: socket declared dead")
+                return
+
+    def abort(self, reason: str) -> None:
+        """The socket is unusable: fail everything in flight and drop the transport."""
+        if self.closed.done():
+            return
+        self._fail_all(reason)
+        for task in self._tasks:
+            if task is not asyncio.current_task():
+                task.cancel()
+        transport = self._ws.transport
+        if transport is not None:
+            transport.abort()
+
+    def _fail_all(self, reason: str) -> None:
+        if not self.closed.done():
+            self.closed.set_result(reason)
+        lost = ConnectionLost(reason)
+        for future in self._calls.values():
+            if not future.done():
+                future.set_exception(lost)
+        for handle in self._streams.values():
+            if not handle.done.done():
+                handle.done.set_exception(lost)
+        self._calls.clear()
+        self._streams.clear()

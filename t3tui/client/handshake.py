@@ -1,0 +1,137 @@
+"""Before the socket opens: version check, bearer token -> single-use ticket, the upgrade."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlencode
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import InvalidHandshake, InvalidStatus
+
+from t3tui.client.errors import AuthenticationNeeded, ConnectError, ProtocolMismatch, describe
+from t3tui.client.secret import Target
+from t3tui.protocol import ProtocolError
+from t3tui.protocol.environment import (
+    PROTOCOL_QUERY_PARAM,
+    PROTOCOL_VERSION,
+    EnvironmentDescriptor,
+    WebsocketTicket,
+)
+
+DESCRIPTOR_PATH = "/.well-known/t3/environment"
+TICKET_PATH = "/api/auth/websocket-ticket"
+# Snapshots of a busy server are large; the websockets default of 1 MiB is far too small.
+MAX_FRAME_BYTES = 256 * 1024 * 1024
+
+
+def check_version(descriptor: EnvironmentDescriptor) -> None:
+    """Raise `ProtocolMismatch` unless the server speaks our protocol (absent means V1)."""
+    version = descriptor.orchestration_protocol_version
+    if version == PROTOCOL_VERSION:
+        return
+    spoken = 1 if version is None else version
+    hint = " (V1 servers are not supported yet)" if spoken == 1 else ""
+    raise ProtocolMismatch(
+        f"server speaks protocol {spoken}, t3tui speaks {PROTOCOL_VERSION}{hint}"
+    )
+
+
+async def fetch_descriptor(http: httpx.AsyncClient, target: Target) -> EnvironmentDescriptor:
+    try:
+        response = await http.get(target.base_url + DESCRIPTOR_PATH)
+    except httpx.HTTPError as exc:
+        raise ConnectError(f"cannot reach {target.base_url}: {describe(exc)}") from None
+    if response.status_code != 200:
+        raise ConnectError(
+            f"{target.base_url} is not a T3 server: environment descriptor answered "
+            f"HTTP {response.status_code}"
+        )
+    try:
+        return EnvironmentDescriptor.from_wire(response.json())
+    except (ProtocolError, ValueError) as exc:
+        raise ConnectError(f"unreadable environment descriptor: {describe(exc)}") from None
+
+
+async def fetch_ticket(http: httpx.AsyncClient, target: Target) -> str:
+    """Trade the bearer token for a fresh single-use websocket ticket."""
+    headers = {"Authorization": f"Bearer {target.token.reveal()}"}
+    try:
+        response = await http.post(target.base_url + TICKET_PATH, headers=headers)
+    except httpx.HTTPError as exc:
+        raise ConnectError(f"cannot reach {target.base_url}: {describe(exc)}") from None
+    if response.status_code in (401, 403):
+        raise AuthenticationNeeded(
+            f"authentication needed: the server refused the token "
+            f"(HTTP {response.status_code}{_reason(response.content)})"
+        )
+    if response.status_code != 200:
+        raise ConnectError(f"websocket ticket request answered HTTP {response.status_code}")
+    try:
+        return WebsocketTicket.from_wire(response.json()).ticket
+    except (ProtocolError, ValueError) as exc:
+        raise ConnectError(f"unreadable websocket ticket: {describe(exc)}") from None
+
+
+def _reason(body: bytes) -> str:
+    """The server's own short reason from an error body, if it gave one."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    text = data.get("reason") or data.get("message") or data.get("code")
+    return f": {str(text)[:200]}" if text else ""
+
+
+def _mismatch_from_426(body: bytes) -> ProtocolMismatch:
+    try:
+        spoken = json.loads(body).get("orchestrationProtocolVersion")
+    except (ValueError, AttributeError):
+        spoken = None
+    if not isinstance(spoken, int):
+        return ProtocolMismatch(
+            f"server refused orchestration protocol {PROTOCOL_VERSION} (HTTP 426)"
+        )
+    return ProtocolMismatch(f"server speaks protocol {spoken}, t3tui speaks {PROTOCOL_VERSION}")
+
+
+async def _upgrade(target: Target, ticket: str, open_timeout: float) -> ClientConnection:
+    query = urlencode({"wsTicket": ticket, PROTOCOL_QUERY_PARAM: PROTOCOL_VERSION})
+    return await connect(
+        f"{target.ws_url}?{query}",
+        open_timeout=open_timeout,
+        # Liveness is the protocol's own Ping/Pong (t3-protocol §3.3), not websocket pings.
+        ping_interval=None,
+        max_size=MAX_FRAME_BYTES,
+        compression=None,
+    )
+
+
+async def open_socket(target: Target, *, open_timeout: float = 10.0) -> ClientConnection:
+    """Descriptor, version check, fresh ticket, upgrade; one new ticket after a 401.
+
+    Raises `ProtocolMismatch` or `AuthenticationNeeded` (stop) or `ConnectError` (retry).
+    """
+    async with httpx.AsyncClient(timeout=open_timeout) as http:
+        check_version(await fetch_descriptor(http, target))
+        for attempt in (1, 2):
+            ticket = await fetch_ticket(http, target)
+            try:
+                return await _upgrade(target, ticket, open_timeout)
+            except InvalidStatus as exc:
+                status = exc.response.status_code
+                if status == 426:
+                    raise _mismatch_from_426(exc.response.body or b"") from None
+                if status == 401 and attempt == 1:
+                    continue
+                if status == 401:
+                    raise AuthenticationNeeded(
+                        "authentication needed: the server refused two fresh websocket "
+                        f"tickets{_reason(exc.response.body or b'')}"
+                    ) from None
+                raise ConnectError(f"websocket upgrade answered HTTP {status}") from None
+            except (InvalidHandshake, OSError, TimeoutError) as exc:
+                raise ConnectError(f"websocket connect failed: {describe(exc)}") from None
+    raise AssertionError("unreachable")  # pragma: no cover

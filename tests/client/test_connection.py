@@ -1,0 +1,168 @@
+"""Connection over a real loopback socket, against a hand-steered server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from t3tui.client.errors import ConnectionLost, RpcFailure
+from tests.client.scripted import Peer, scripted
+
+T = 5.0  # bound for every wait: a hang fails fast instead of hitting the suite timeout
+
+
+async def test_unary_call_uses_string_ids_and_returns_the_value() -> None:
+    async def script(peer: Peer) -> None:
+        request = await peer.recv_tag("Request")
+        assert request["id"] == "1" and isinstance(request["id"], str)
+        assert request["tag"] == "server.getConfig" and request["headers"] == []
+        await peer.send(
+            {"_tag": "Exit", "requestId": "1", "exit": {"_tag": "Success", "value": {"ok": 1}}}
+        )
+
+    async with scripted(script) as conn:
+        assert await asyncio.wait_for(conn.call("server.getConfig", {}), T) == {"ok": 1}
+
+
+async def test_every_chunk_is_processed_then_acked_before_the_next() -> None:
+    seen: list[object] = []
+    acked_after: list[int] = []
+
+    async def script(peer: Peer) -> None:
+        request = await peer.recv_tag("Request")
+        rid = request["id"]
+        for batch in ([1, 2], [3], [4, 5, 6]):
+            await peer.send({"_tag": "Chunk", "requestId": rid, "values": batch})
+            ack = await peer.recv_tag("Ack")
+            assert ack == {"_tag": "Ack", "requestId": rid}
+            acked_after.append(len(seen))
+        await peer.send({"_tag": "Exit", "requestId": rid, "exit": {"_tag": "Success"}})
+
+    async with scripted(script) as conn:
+        handle = await conn.open_stream("orchestration.subscribeShell", {}, seen.extend)
+        await asyncio.wait_for(handle.done, T)
+    assert seen == [1, 2, 3, 4, 5, 6]
+    # all values of a chunk were handled before its Ack left the client
+    assert acked_after == [2, 3, 6]
+
+
+async def test_typed_failure_becomes_rpc_failure_with_the_servers_words() -> None:
+    error = {
+        "_tag": "OrchestrationV2DispatchCommandError",
+        "commandId": "c-1",
+        "commandType": "thread.settle",
+        "message": "Thread t has active or blocked work and cannot be settled.",
+    }
+
+    async def script(peer: Peer) -> None:
+        rid = (await peer.recv_tag("Request"))["id"]
+        exit_ = {"_tag": "Failure", "cause": [{"_tag": "Fail", "error": error}]}
+        await peer.send({"_tag": "Exit", "requestId": rid, "exit": exit_})
+
+    async with scripted(script) as conn:
+        with pytest.raises(RpcFailure) as info:
+            await asyncio.wait_for(conn.call("orchestration.dispatchCommand", {}), T)
+    assert info.value.tag == "OrchestrationV2DispatchCommandError"
+    assert str(info.value) == error["message"]
+
+
+async def test_defect_fails_every_request_in_flight_and_closes() -> None:
+    async def script(peer: Peer) -> None:
+        await peer.recv_tag("Request")
+        await peer.recv_tag("Request")
+        await peer.send({"_tag": "Defect", "defect": "Unknown request tag: nope"})
+
+    async with scripted(script) as conn:
+        calls = [asyncio.ensure_future(conn.call("nope", {})) for _ in range(2)]
+        results = await asyncio.wait_for(asyncio.gather(*calls, return_exceptions=True), T)
+        assert all(isinstance(r, ConnectionLost) for r in results)
+        assert "Unknown request tag" in str(results[0])
+        assert "defect" in await asyncio.wait_for(conn.closed, T)
+        with pytest.raises(ConnectionLost):
+            await conn.call("server.getConfig", {})
+
+
+async def test_a_missing_pong_declares_the_socket_dead() -> None:
+    pings = 0
+
+    async def script(peer: Peer) -> None:
+        nonlocal pings
+        while True:
+            message = await peer.recv()
+            pings += message["_tag"] == "Ping"
+
+    async with scripted(script, ping_interval=0.05) as conn:
+        call = asyncio.ensure_future(conn.call("server.getConfig", {}))
+        reason = await asyncio.wait_for(conn.closed, T)
+        assert "no Pong" in reason
+        with pytest.raises(ConnectionLost):
+            await call
+    assert pings == 1  # one unanswered ping, then the verdict at the next one
+
+
+async def test_answered_pings_keep_the_socket_alive() -> None:
+    pongs = asyncio.Event()
+    count = 0
+
+    async def script(peer: Peer) -> None:
+        nonlocal count
+        while True:
+            assert (await peer.recv())["_tag"] == "Ping"
+            await peer.send({"_tag": "Pong"})
+            count += 1
+            if count == 4:
+                pongs.set()
+
+    async with scripted(script, ping_interval=0.02) as conn:
+        await asyncio.wait_for(pongs.wait(), T)
+        assert conn.is_open
+
+
+async def test_socket_closing_before_the_exit_is_connection_lost() -> None:
+    async def script(peer: Peer) -> None:
+        await peer.recv_tag("Request")
+        await peer.ws.close()
+
+    async with scripted(script) as conn:
+        with pytest.raises(ConnectionLost):
+            await asyncio.wait_for(conn.call("orchestration.dispatchCommand", {}), T)
+
+
+async def test_interrupt_unsubscribes_and_ends_the_stream_quietly() -> None:
+    seen: list[object] = []
+
+    async def script(peer: Peer) -> None:
+        rid = (await peer.recv_tag("Request"))["id"]
+        await peer.send({"_tag": "Chunk", "requestId": rid, "values": ["a"]})
+        await peer.recv_tag("Ack")
+        assert await peer.recv_tag("Interrupt") == {"_tag": "Interrupt", "requestId": rid}
+        # a chunk already in flight is acked but no longer delivered
+        await peer.send({"_tag": "Chunk", "requestId": rid, "values": ["late"]})
+        await peer.recv_tag("Ack")
+        exit_ = {"_tag": "Failure", "cause": [{"_tag": "Interrupt", "fiberId": 7}]}
+        await peer.send({"_tag": "Exit", "requestId": rid, "exit": exit_})
+
+    async with scripted(script) as conn:
+        got_first = asyncio.Event()
+
+        def on_values(values: list[object]) -> None:
+            seen.extend(values)
+            got_first.set()
+
+        handle = await conn.open_stream("orchestration.subscribeThread", {}, on_values)
+        await asyncio.wait_for(got_first.wait(), T)
+        await handle.interrupt()
+        assert await asyncio.wait_for(handle.done, T) is None
+    assert seen == ["a"]
+
+
+async def test_an_unreadable_frame_ends_the_connection_with_a_reason() -> None:
+    async def script(peer: Peer) -> None:
+        await peer.recv_tag("Request")
+        await peer.ws.send('{"_tag": "Exit", "requestId": 5}')
+
+    async with scripted(script) as conn:
+        with pytest.raises(ConnectionLost) as info:
+            await asyncio.wait_for(conn.call("server.getConfig", {}), T)
+    assert "unreadable frame" in str(info.value)
