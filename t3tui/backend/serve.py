@@ -1,0 +1,235 @@
+"""`t3tui serve`: run the reference orchestration backend until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from t3tui.backend.auth import fingerprint, generate_token
+
+TOKEN_ENV = "T3TUI_SERVE_TOKEN"
+SCENARIOS = ("demo", "parallel-probe", "settle-unsubscribe", "none")
+LISTENING_PREFIX = "t3tui serve: listening on "
+
+log = logging.getLogger("t3tui.backend.serve")
+
+
+class ServeError(Exception):
+    """A startup problem with a message meant for the user."""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="run the reference orchestration backend (T3 protocol 2) with scripted agents",
+        description=(
+            "Run the reference T3 Code orchestration backend: the same HTTP routes, tickets and "
+            "websocket RPC as a T3 V2 server, with scripted agents that run real processes. "
+            "Runs until interrupted (Ctrl+C or SIGTERM), then stops every agent process."
+        ),
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=3773, help="port to bind (default: 3773; 0 picks a free port)"
+    )
+    parser.add_argument(
+        "--token",
+        dest="serve_token",
+        metavar="TOKEN",
+        help=(
+            f"bearer token clients must present (default: ${TOKEN_ENV}, else a random token "
+            "printed once at startup)"
+        ),
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        metavar="DIR",
+        help=(
+            "directory of the event store; reuse it to keep every event across restarts "
+            "(default: a temporary directory deleted on exit)"
+        ),
+    )
+    parser.add_argument(
+        "--scenario",
+        dest="serve_scenario",
+        default="none",
+        metavar="NAME|PATH",
+        help=(
+            "scenario to start: demo (a delegation tree in every supervisor state), "
+            "parallel-probe (seed 000's probe), settle-unsubscribe (seed 004's reproduction), "
+            "none, or the path of a scenario JSON file (default: none)"
+        ),
+    )
+    parser.add_argument(
+        "--dispatch",
+        choices=("parallel", "serial"),
+        default="parallel",
+        help=(
+            "tool dispatch policy of the scripted agents: parallel, or serial (the next tool "
+            "call starts only after the previous one returned, as in seed 000) "
+            "(default: parallel)"
+        ),
+    )
+    parser.add_argument(
+        "--fault",
+        dest="faults",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=(
+            "turn on a named fault, repeatable; e.g. settle-drops-child-subscription "
+            "(seed 004: after a parent settle, a same-session child's next turn is never "
+            "recorded). Off by default"
+        ),
+    )
+    parser.add_argument(
+        "--print-url-file",
+        type=Path,
+        metavar="PATH",
+        help="once listening, write {url, wsUrl, port, pid} as JSON to PATH (never the token)",
+    )
+    parser.add_argument(
+        "--url-file-token",
+        action="store_true",
+        help="also write the token into the --print-url-file file (created with mode 0600)",
+    )
+    parser.add_argument(
+        "--exit-with-stdin",
+        action="store_true",
+        help=(
+            "also stop when standard input reaches end of file; lets a parent process tie the "
+            "server's life (and its agents') to its own"
+        ),
+    )
+    parser.add_argument(
+        "--log-level",
+        choices=("debug", "info", "warning", "error"),
+        default="warning",
+        help="server log level on stderr; tokens and tickets are never logged (default: warning)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        level=getattr(logging, args.log_level.upper()),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        return asyncio.run(_serve(args))
+    except ServeError as error:
+        print(f"t3tui serve: {error}", file=sys.stderr)
+        return 2
+
+
+async def _serve(args: argparse.Namespace) -> int:
+    from t3tui.backend.server import BackendOptions, open_backend
+
+    if not 0 <= args.port <= 65535:
+        raise ServeError(f"--port must be between 0 and 65535, got {args.port}")
+    token = args.serve_token or os.environ.get(TOKEN_ENV) or ""
+    generated = not token
+    if generated:
+        token = generate_token()
+    scenario = None if args.serve_scenario == "none" else args.serve_scenario
+    with _data_dir(args.data_dir) as data_dir:
+        options = BackendOptions(
+            data_dir=data_dir,
+            token=token,
+            host=args.host,
+            port=args.port,
+            scenario=scenario,
+            dispatch=args.dispatch,
+            faults=tuple(args.faults),
+        )
+        stop = _stop_event(watch_stdin=args.exit_with_stdin)
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                try:
+                    backend = await stack.enter_async_context(open_backend(options))
+                except OSError as error:
+                    reason = error.strerror or str(error)
+                    raise ServeError(
+                        f"cannot listen on {args.host}:{args.port}: {reason}"
+                    ) from None
+                _announce(backend.url, token if generated else None)
+                if args.print_url_file:
+                    _write_url_file(args.print_url_file, backend, args.url_file_token)
+                log.info("token %s, data dir %s", fingerprint(token), data_dir)
+                await stop.wait()
+                log.info("shutting down")
+        finally:
+            if args.print_url_file:
+                with contextlib.suppress(OSError):
+                    args.print_url_file.unlink()
+    return 0
+
+
+def _announce(url: str, generated_token: str | None) -> None:
+    lines = [LISTENING_PREFIX + url]
+    if generated_token is not None:
+        lines.append(f"token (generated, shown once): {generated_token}")
+        lines.append(f"connect: t3tui --url {url} --token {generated_token}")
+    else:
+        lines.append(f"connect: t3tui --url {url} --token <your token>")
+    print("\n".join(lines), flush=True)
+
+
+def _write_url_file(path: Path, backend: Any, include_token: bool) -> None:
+    body = {"url": backend.url, "wsUrl": backend.ws_url, "port": backend.port, "pid": os.getpid()}
+    if include_token:
+        body["token"] = backend.token
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(body, handle)
+    os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def _data_dir(given: Path | None) -> Any:
+    if given is not None:
+        try:
+            given.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ServeError(f"cannot use --data-dir {given}: {error.strerror or error}") from None
+        yield given
+        return
+    temp = Path(tempfile.mkdtemp(prefix="t3tui-serve-"))
+    try:
+        yield temp
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def _stop_event(*, watch_stdin: bool) -> asyncio.Event:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(signum, stop.set)
+    if watch_stdin:
+
+        def wait_for_eof() -> None:
+            with contextlib.suppress(OSError, ValueError):
+                while sys.stdin.buffer.read(4096):
+                    pass
+            with contextlib.suppress(RuntimeError):  # the loop already closed
+                loop.call_soon_threadsafe(stop.set)
+
+        threading.Thread(target=wait_for_eof, name="stdin-eof", daemon=True).start()
+    return stop

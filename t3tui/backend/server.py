@@ -1,0 +1,241 @@
+"""The reference backend's websocket server: HTTP routes, `/ws`, and the RPC method table."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+
+from t3tui.backend.auth import Authenticator, Clock, RedactingFilter, utc_now
+from t3tui.backend.engine.errors import CommandRejected
+from t3tui.backend.http import HttpRoutes, build_descriptor
+from t3tui.backend.rpc import Method, RpcConnection, RpcDie, RpcFailure
+from t3tui.backend.subscriptions import (
+    read_projection,
+    required_string,
+    subscribe_shell,
+    subscribe_thread,
+    wire,
+)
+from t3tui.protocol import ProtocolError, methods
+from t3tui.protocol.commands import LaunchThreadInput, decode_command
+from t3tui.protocol.errors import DispatchCommandError, ThreadLaunchError
+
+if TYPE_CHECKING:
+    from t3tui.backend.engine import Engine
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 3773
+# Snapshots of a busy demo are large; commands carry task texts of up to 120 000 characters.
+MAX_FRAME_BYTES = 16 * 1024 * 1024
+
+
+def environment_id_for(data_dir: Path) -> str:
+    """A stable environment id: the same data directory is the same environment."""
+    return "env-" + hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:12]
+
+
+class BackendServer:
+    """Serves one engine over HTTP + websocket until closed."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        auth: Authenticator,
+        *,
+        data_dir: Path,
+        host: str = DEFAULT_HOST,
+        port: int = DEFAULT_PORT,
+        label: str = "t3tui reference backend",
+        providers: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.engine = engine
+        self.host = host
+        self._requested_port = port
+        self._descriptor = build_descriptor(environment_id_for(data_dir), label)
+        self._routes = HttpRoutes(auth, self._descriptor)
+        self._config = {
+            "environment": self._descriptor.to_wire(),
+            "auth": {"policy": "static-bearer-token"},
+            "cwd": str(data_dir),
+            "providers": providers or [],
+            "settings": {},
+        }
+        self._server: Server | None = None
+        self._methods = self._method_table()
+        self._ws_logger = logging.getLogger("t3tui.backend.websockets")
+        if not any(isinstance(f, RedactingFilter) for f in self._ws_logger.filters):
+            self._ws_logger.addFilter(RedactingFilter())
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise RuntimeError("the server is not started")
+        return int(self._server.sockets[0].getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        """The HTTP base URL, e.g. `http://127.0.0.1:3773`."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        """The websocket endpoint, without its query (a ticket is added per connect)."""
+        return "ws" + self.url.removeprefix("http") + "/ws"
+
+    async def start(self) -> None:
+        self._server = await serve(
+            self._handle,
+            self.host,
+            self._requested_port,
+            process_request=self._routes.process_request,
+            logger=self._ws_logger,
+            max_size=MAX_FRAME_BYTES,
+        )
+        log.info("listening on %s", self.url)
+
+    async def close(self) -> None:
+        if self._server is None:
+            return
+        self._server.close()
+        await self._server.wait_closed()
+        self._server = None
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        await RpcConnection(ws, self._methods).serve()
+
+    def _method_table(self) -> dict[str, Method]:
+        engine = self.engine
+
+        async def get_config(payload: dict[str, Any]) -> Any:
+            return self._config
+
+        async def probe(payload: dict[str, Any]) -> Any:
+            return {}
+
+        async def shell(payload: dict[str, Any], sink: Any) -> None:
+            await subscribe_shell(engine, payload, sink)
+
+        async def thread(payload: dict[str, Any], sink: Any) -> None:
+            await subscribe_thread(engine, payload, sink)
+
+        async def projection(payload: dict[str, Any]) -> Any:
+            return wire(read_projection(engine, required_string(payload, "threadId")))
+
+        return {
+            methods.SERVER_GET_CONFIG: Method("unary", get_config),
+            methods.SERVER_PROBE: Method("unary", probe),
+            methods.SUBSCRIBE_SHELL: Method("stream", shell),
+            methods.SUBSCRIBE_THREAD: Method("stream", thread),
+            methods.GET_THREAD_PROJECTION: Method("unary", projection),
+            methods.DISPATCH_COMMAND: Method("unary", self._dispatch),
+            methods.LAUNCH_THREAD: Method("unary", self._launch),
+        }
+
+    async def _dispatch(self, payload: dict[str, Any]) -> Any:
+        command = decode_command(payload)
+        try:
+            sequence = await self.engine.dispatch(command)
+        except CommandRejected as rejected:
+            error = DispatchCommandError(
+                command_id=str(payload.get("commandId", "")),
+                command_type=str(payload.get("type", "")),
+                message=rejected.message,
+                **({"detail": rejected.detail} if rejected.detail is not None else {}),
+            )
+            raise RpcFailure(wire(error)) from None
+        return {"sequence": sequence}
+
+    async def _launch(self, payload: dict[str, Any]) -> Any:
+        try:
+            launch = LaunchThreadInput.from_wire(payload)
+        except ProtocolError as error:
+            raise RpcDie(error.message) from None
+        try:
+            return await self.engine.launch_thread(launch)
+        except CommandRejected as rejected:
+            error = ThreadLaunchError(
+                command_id=str(payload.get("commandId", "")),
+                project_id=str(payload.get("projectId", "")),
+                message=rejected.message,
+            )
+            raise RpcFailure(wire(error)) from None
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """Everything needed to run one backend; `port=0` picks a free port."""
+
+    data_dir: Path
+    token: str
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    scenario: str | None = None
+    dispatch: str = "parallel"
+    faults: tuple[str, ...] = ()
+    clock: Clock = utc_now
+
+
+@dataclass
+class RunningBackend:
+    """A started backend: where to reach it and the engine behind it."""
+
+    server: BackendServer
+    engine: Engine
+    token: str
+    data_dir: Path
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    @property
+    def ws_url(self) -> str:
+        return self.server.ws_url
+
+    @property
+    def port(self) -> int:
+        return self.server.port
+
+
+@asynccontextmanager
+async def open_backend(options: BackendOptions) -> AsyncIterator[RunningBackend]:
+    """Start store, engine, server and scenario; on exit stop them all (agents included)."""
+    options.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = build_engine(options)
+    await engine.start()
+    try:
+        auth = Authenticator(options.token, clock=options.clock)
+        server = BackendServer(
+            engine, auth, data_dir=options.data_dir, host=options.host, port=options.port
+        )
+        await server.start()
+        try:
+            if options.scenario:
+                await engine.run_scenario(options.scenario)
+            yield RunningBackend(server, engine, options.token, options.data_dir)
+        finally:
+            await server.close()
+    finally:
+        await engine.close()
+
+
+def build_engine(options: BackendOptions) -> Engine:
+    """The store and engine for `options` (the engine owns the store from here on)."""
+    from t3tui.backend.engine import Engine
+    from t3tui.backend.engine.config import EngineConfig
+    from t3tui.backend.store import EventStore
+
+    config = EngineConfig(
+        data_dir=options.data_dir, dispatch=options.dispatch, faults=options.faults
+    )
+    return Engine(EventStore.open(options.data_dir), config)
