@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from t3tui.backend.engine.errors import UnknownThread
 from t3tui.backend.rpc import RpcDie, RpcFailure, StreamSink
 from t3tui.protocol.errors import GetThreadProjectionError
 
@@ -32,10 +33,6 @@ class EngineView(Protocol):
     def projection(self, thread_id: str) -> Any: ...
     def events_after(self, seq: int, limit: int | None = None) -> list[Any]: ...
     def listen(self, callback: Callable[[Any], None]) -> Callable[[], None]: ...
-
-
-class UnknownThreadError(Exception):
-    """Raised by an engine for a thread id it does not know (matched by class name too)."""
 
 
 def needs_snapshot(after: int | None, head: int) -> bool:
@@ -135,9 +132,7 @@ def read_projection(engine: EngineView, thread_id: str) -> Any:
     """The thread's projection, or the typed `GetThreadProjectionError` failure."""
     try:
         return engine.projection(thread_id)
-    except Exception as error:
-        if type(error).__name__ != "UnknownThread" and not isinstance(error, UnknownThreadError):
-            raise
+    except UnknownThread:
         failure = GetThreadProjectionError(
             thread_id=thread_id, message=f"Unknown thread {thread_id}."
         )
