@@ -131,6 +131,12 @@ class WireModel(BaseModel):
         super().__init__(**data)
         self.__pydantic_fields_set__.update(self._emit_always)
 
+    # Pydantic calls a custom __init__ while validating nested models too, which would mark
+    # decoded fields as set and break exact round trips. This flag (what BaseModel.__init__
+    # itself carries) keeps our __init__ for code construction only; the round-trip tests
+    # fail loudly if a pydantic upgrade changes that.
+    __init__.__pydantic_base_init__ = True  # type: ignore[attr-defined]
+
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
         super().__pydantic_init_subclass__(**kwargs)
