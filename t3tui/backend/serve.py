@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from t3tui.backend.auth import fingerprint, generate_token
+from t3tui.backend.provider.faults import FAULTS
 
 TOKEN_ENV = "T3TUI_SERVE_TOKEN"
 SCENARIOS = ("demo", "parallel-probe", "settle-unsubscribe", "none")
@@ -80,8 +81,8 @@ def register(subparsers: Any) -> None:
         default="parallel",
         help=(
             "tool dispatch policy of the scripted agents: parallel, or serial (the next tool "
-            "call starts only after the previous one returned, as in seed 000) "
-            "(default: parallel)"
+            "call starts only after the previous one returned, as in seed 000; "
+            "default: parallel)"
         ),
     )
     parser.add_argument(
@@ -91,16 +92,18 @@ def register(subparsers: Any) -> None:
         default=[],
         metavar="NAME",
         help=(
-            "turn on a named fault, repeatable; e.g. settle-drops-child-subscription "
-            "(seed 004: after a parent settle, a same-session child's next turn is never "
-            "recorded). Off by default"
+            "turn on a named fault, repeatable (off by default). Known faults: "
+            + "; ".join(f"{name}: {text}" for name, text in FAULTS.items())
         ),
     )
     parser.add_argument(
         "--print-url-file",
         type=Path,
         metavar="PATH",
-        help="once listening, write {url, wsUrl, port, pid} as JSON to PATH (never the token)",
+        help=(
+            "once listening, write {url, wsUrl, port, pid} as JSON to PATH, removed on exit "
+            "(the token only with --url-file-token)"
+        ),
     )
     parser.add_argument(
         "--url-file-token",

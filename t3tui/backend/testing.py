@@ -33,6 +33,7 @@ __all__ = [
     "RunningBackend",
     "descendant_pids",
     "pid_alive",
+    "poll_until",
     "running_backend",
     "wait_until",
 ]
@@ -137,6 +138,23 @@ class BackendProcess:
                 self.url = line.removeprefix(LISTENING_PREFIX).strip()
         return self
 
+    def send_signal(self, signum: int) -> None:
+        """Deliver a signal to the server (SIGINT and SIGTERM both shut it down cleanly)."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.send_signal(signum)
+
+    def close_stdin(self) -> None:
+        """Close the server's standard input: with `--exit-with-stdin` it shuts down."""
+        if self._proc is not None and self._proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self._proc.stdin.close()
+
+    def wait(self, timeout: float) -> int:
+        """Wait for the server to exit; its exit code (raises `subprocess.TimeoutExpired`)."""
+        if self._proc is None:
+            raise RuntimeError("the backend process is not started")
+        return self._proc.wait(timeout)
+
     def stop(self, timeout: float = 15.0) -> int | None:
         """SIGTERM (clean shutdown: every agent process stopped), then SIGKILL if it hangs."""
         proc = self._proc
@@ -176,6 +194,20 @@ class BackendProcess:
         self._stderr.seek(0)
         text = self._stderr.read().decode(errors="replace").strip()
         return text[-limit:] or "(no output)"
+
+
+def poll_until(
+    predicate: Callable[[], Any], *, timeout: float = 10.0, interval: float = 0.02, what: str = ""
+) -> Any:
+    """Blocking twin of `wait_until`, for code outside an event loop."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"condition not met within {timeout}s: {what or predicate!r}")
+        time.sleep(interval)
 
 
 def descendant_pids(pid: int) -> set[int]:
