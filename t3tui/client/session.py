@@ -8,10 +8,11 @@ session asks the sink which threads matter and subscribes or unsubscribes thread
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from t3tui.client.backoff import Backoff
 from t3tui.client.connection import Connection, StreamHandle
@@ -42,6 +43,7 @@ from t3tui.protocol.stream import decode_shell_item, decode_thread_item
 log = logging.getLogger(__name__)
 
 SHELL = None  # the key of the shell stream among the thread ids
+T = TypeVar("T")
 
 
 class Sink(Protocol):
@@ -141,10 +143,16 @@ class Session:
 
     # -- interest ------------------------------------------------------------------------
 
-    def open_thread(self, thread_id: str) -> None:
-        """Keep `thread_id` subscribed (the user opened it), whatever the model thinks."""
+    def open_thread(self, thread_id: str) -> bool:
+        """Keep `thread_id` subscribed (the user opened it), whatever the model thinks.
+
+        Returns False when it was already open, so the caller knows not to close it.
+        """
+        if thread_id in self._opened:
+            return False
         self._opened.add(thread_id)
         self._reconcile.set()
+        return True
 
     def close_thread(self, thread_id: str) -> None:
         self._opened.discard(thread_id)
@@ -166,6 +174,45 @@ class Session:
             return accepted(await conn.call(DISPATCH_COMMAND, payload))
         except (ConnectionLost, RpcFailure) as exc:
             return from_error(exc)
+
+    async def dispatch_until_known(self, command: Any, timeout: float) -> CommandOutcome:
+        """`dispatch`, and while the outcome is unknown, wait for the socket and send the same
+        command again (same `commandId`), until `timeout` seconds have passed."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        outcome = await self.dispatch(command)
+        while isinstance(outcome, Unknown) and loop.time() < deadline:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    self.state.wait_for(lambda s: isinstance(s, Live | Failed)),
+                    deadline - loop.time(),
+                )
+            if isinstance(self.state.value, Failed):
+                break
+            if isinstance(self.state.value, Live):
+                outcome = await self.dispatch(command)
+        return outcome
+
+    async def wait_until(
+        self, predicate: Callable[[], T | None], timeout: float, *, tick: float = 0.25
+    ) -> T | None:
+        """Re-check `predicate` after every applied batch (and every `tick` s, for deadlines);
+        its first truthy value, or None when `timeout` passes first."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        wake = asyncio.Event()
+        stop = self.on_update(lambda _update: wake.set())
+        try:
+            while True:
+                wake.clear()
+                value = predicate()
+                remaining = deadline - loop.time()
+                if value or remaining <= 0:
+                    return value or None
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), min(tick, remaining))
+        finally:
+            stop()
 
     async def call(self, tag: str, payload: dict[str, Any]) -> Any:
         """A unary read on the current socket (e.g. `getThreadProjection`)."""

@@ -1,0 +1,43 @@
+"""`t3tui status [--json]`: connect, sync, print the tree and the findings, exit by verdict.
+
+Exit 0 when nothing is flagged, 1 when something is (stuck, serialized, phantom, ...), 2 when
+the server cannot be reached or refuses us.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from t3tui.headless.common import add_server_arguments, now, run_async, supervised
+from t3tui.headless.render import console, tree
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "status",
+        help="print the thread tree with states and findings, then exit",
+        description=(
+            "Connect, synchronize, print every thread with its state and every finding. "
+            "Exit 0: nothing flagged; 1: something flagged; 2: connection or auth error."
+        ),
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="one JSON document (see docs/STATUS_JSON.md)"
+    )
+    add_server_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    async def main() -> int:
+        async with supervised(args) as (_session, supervisor):
+            view = supervisor.view(now())
+        if args.json:
+            print(json.dumps(view.to_status_json(), indent=2, default=str))
+        else:
+            out = console()
+            for line in tree(view):
+                out.print(line)
+        return view.exit_code
+
+    return run_async(main)

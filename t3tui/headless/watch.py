@@ -1,0 +1,151 @@
+"""`t3tui watch [--ndjson]`: one line per state change, finding or connection change.
+
+History replayed before `synchronized` prints nothing: the first synchronized view is the
+baseline. While the connection is down nothing is compared (the data is stale); once it is
+live again, what changed meanwhile is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from rich.text import Text
+
+from t3tui.client.session import Session, StreamUpdate
+from t3tui.client.state import ConnectionState, Live, Reconnecting
+from t3tui.headless.common import (
+    add_server_arguments,
+    now,
+    positive_seconds,
+    run_async,
+    supervised,
+)
+from t3tui.headless.render import console, state_label
+from t3tui.model import Change, Supervisor, changes
+from t3tui.protocol import format_ts
+
+# Time-based findings (no progress, drain too long) appear without any event: look again
+# at least this often.
+TICK_S = 1.0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "watch",
+        help="print one line per state change or finding until interrupted",
+        description="Print state changes, findings and connection changes as they happen.",
+    )
+    parser.add_argument("--ndjson", action="store_true", help="one JSON object per line")
+    parser.add_argument(
+        "--duration", type=positive_seconds, metavar="S", help="stop after S seconds"
+    )
+    add_server_arguments(parser)
+
+
+class Printer:
+    def __init__(self, ndjson: bool) -> None:
+        self.ndjson = ndjson
+        self.out = console()
+
+    def emit(self, record: dict[str, Any], text: Text) -> None:
+        if self.ndjson:
+            sys.stdout.write(json.dumps(record, default=str) + "\n")
+            sys.stdout.flush()
+        else:
+            self.out.print(text)
+
+    def change(self, change: Change) -> None:
+        record: dict[str, Any] = {
+            "at": format_ts(change.at),
+            "kind": change.kind,
+            "threadId": change.thread_id,
+            "title": change.title,
+            "from": change.old_state,
+            "to": change.new_state,
+            "reason": change.reason,
+        }
+        text = Text(format_ts(change.at) + " ", style="dim")
+        text.append(change.title or change.thread_id, style="bold")
+        text.append(" ")
+        if change.kind == "state":
+            text.append_text(state_label(change.old_state or "?"))
+            text.append(" -> ")
+            text.append_text(state_label(change.new_state or "?"))
+        else:
+            text.append("finding" if change.kind == "finding" else "cleared", style="bold red")
+        if change.finding is not None:
+            finding = change.finding
+            record["finding"] = {
+                "kind": finding.kind,
+                "rule": finding.rule,
+                "reason": finding.reason,
+                "evidence": finding.evidence,
+            }
+            text.append(f" {finding.kind} [{finding.rule}]")
+        if change.reason:
+            text.append(": ")
+            text.append(change.reason)
+        self.emit(record, text)
+
+    def connection(self, state: ConnectionState) -> None:
+        detail = ""
+        if isinstance(state, Reconnecting):
+            detail = f"attempt {state.attempt}: {state.last_error}"
+        elif hasattr(state, "reason"):
+            detail = str(state.reason)
+        at = format_ts(now())
+        record = {"at": at, "kind": "connection", "state": state.kind, "detail": detail}
+        text = Text(f"{at} connection {state.kind}", style="dim")
+        if detail:
+            text.append(f" ({detail})", style="dim")
+        self.emit(record, text)
+
+
+async def watch(session: Session, supervisor: Supervisor, printer: Printer) -> None:
+    """Print changes forever (the caller bounds it)."""
+    wake = asyncio.Event()
+
+    def on_update(_update: StreamUpdate) -> None:
+        wake.set()
+
+    def on_state(state: ConnectionState) -> None:
+        printer.connection(state)
+        wake.set()
+
+    stop_updates = session.on_update(on_update)
+    stop_states = session.state.subscribe(on_state)
+    previous = supervisor.view(now())
+    try:
+        while True:
+            wake.clear()
+            if isinstance(session.state.value, Live):
+                view = supervisor.view(now())
+                for change in changes(previous, view):
+                    printer.change(change)
+                previous = view
+            try:
+                await asyncio.wait_for(wake.wait(), TICK_S)
+            except TimeoutError:
+                pass
+    finally:
+        stop_updates()
+        stop_states()
+
+
+def run(args: argparse.Namespace) -> int:
+    printer = Printer(args.ndjson)
+
+    async def main() -> int:
+        async with supervised(args) as (session, supervisor):
+            printer.connection(session.state.value)
+            try:
+                await asyncio.wait_for(watch(session, supervisor, printer), args.duration)
+            except TimeoutError:
+                pass
+        return 0
+
+    return run_async(main)
