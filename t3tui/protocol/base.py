@@ -11,6 +11,7 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     PlainSerializer,
+    Strict,
     Tag,
     ValidationError,
 )
@@ -63,6 +64,10 @@ Timestamp = Annotated[
     PlainSerializer(format_ts, return_type=str, when_used="json"),
 ]
 """A UTC-aware datetime that encodes as `2026-10-04T12:00:00.000Z`."""
+
+
+EventSequence = Annotated[int, Strict()]
+"""An event-store position. Strict: a cursor sent as a string or float is a broken server."""
 
 
 def _describe_validation(name: str, exc: ValidationError) -> str:

@@ -1,6 +1,6 @@
 """RPC method names (§4) and the small inputs and results of the methods t3tui uses."""
 
-from .base import WireModel
+from .base import EventSequence, WireModel
 
 SERVER_GET_CONFIG = "server.getConfig"
 SUBSCRIBE_SERVER_CONFIG = "subscribeServerConfig"
@@ -23,7 +23,7 @@ STREAM_METHODS = frozenset(
 class SubscribeShellInput(WireModel):
     """Payload of `orchestration.subscribeShell`."""
 
-    after_sequence: int | None = None
+    after_sequence: EventSequence | None = None
     request_completion_marker: bool | None = None
 
     wire_optional = frozenset({"after_sequence", "request_completion_marker"})
@@ -33,7 +33,7 @@ class SubscribeThreadInput(WireModel):
     """Payload of `orchestration.subscribeThread`."""
 
     thread_id: str
-    after_sequence: int | None = None
+    after_sequence: EventSequence | None = None
     request_completion_marker: bool | None = None
     accept_bounded_snapshot: bool | None = None
     accept_compact_turn_items: bool | None = None
@@ -57,4 +57,4 @@ class GetThreadProjectionInput(WireModel):
 class DispatchResult(WireModel):
     """Result of `orchestration.dispatchCommand`: the sequence of the last event written."""
 
-    sequence: int
+    sequence: EventSequence

@@ -2,7 +2,7 @@
 
 from typing import Any, Literal
 
-from .base import ProtocolError, WireModel, type_name
+from .base import EventSequence, ProtocolError, WireModel, type_name
 from .enums import ThreadLocation
 from .events import DomainEvent
 from .projection import ThreadProjection
@@ -24,13 +24,13 @@ class ShellSynchronized(WireModel):
 
 class ProjectUpdated(WireModel):
     kind: Literal["project.updated"] = "project.updated"
-    sequence: int
+    sequence: EventSequence
     project: ProjectShell
 
 
 class ProjectRemoved(WireModel):
     kind: Literal["project.removed"] = "project.removed"
-    sequence: int
+    sequence: EventSequence
     project_id: str
 
 
@@ -38,7 +38,7 @@ class ThreadUpdated(WireModel):
     """The current full shell row; `location` is absent on the archived-shell stream."""
 
     kind: Literal["thread.updated"] = "thread.updated"
-    sequence: int
+    sequence: EventSequence
     location: ThreadLocation | str | None = None
     thread: ThreadShell
 
@@ -47,7 +47,7 @@ class ThreadUpdated(WireModel):
 
 class ThreadRemoved(WireModel):
     kind: Literal["thread.removed"] = "thread.removed"
-    sequence: int
+    sequence: EventSequence
     location: ThreadLocation | str | None = None
     thread_id: str
 
@@ -69,7 +69,7 @@ class ThreadSnapshotItem(WireModel):
     """Replaces the whole local projection of the thread."""
 
     kind: Literal["snapshot"] = "snapshot"
-    snapshot_sequence: int
+    snapshot_sequence: EventSequence
     projection: ThreadProjection
 
 
@@ -81,7 +81,7 @@ class ThreadEventItem(WireModel):
     """One domain event at a global sequence."""
 
     kind: Literal["event"] = "event"
-    sequence: int
+    sequence: EventSequence
     event: DomainEvent
 
 

@@ -4,7 +4,7 @@ from typing import Any
 
 from pydantic import Field
 
-from .base import Timestamp, WireModel
+from .base import EventSequence, Timestamp, WireModel
 from .common import (
     ForkedFrom,
     LatestVisibleMessage,
@@ -162,7 +162,7 @@ class ShellSnapshot(WireModel):
     """The full shell state; a later snapshot on the same stream replaces it all."""
 
     schema_version: int = 1
-    snapshot_sequence: int
+    snapshot_sequence: EventSequence
     projects: list[ProjectShell] = Field(default_factory=list)
     threads: list[ThreadShell] = Field(default_factory=list)
     archived_threads: list[ThreadShell] = Field(default_factory=list)
