@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from t3tui.model.findings import Finding
+from t3tui.model.rows import SupervisorView
 
 
 @dataclass(frozen=True)
@@ -20,3 +21,31 @@ class Change:
     reason: str
     at: datetime
     finding: Finding | None = None
+
+
+def changes(prev: SupervisorView | None, cur: SupervisorView) -> list[Change]:
+    """State transitions and findings that appeared or cleared between two views.
+
+    Threads absent from `prev` (first sight) produce nothing; neither does a first view.
+    """
+    if prev is None:
+        return []
+    out: list[Change] = []
+    for row in cur.rows:
+        before = prev.row(row.id)
+        if before is None:
+            continue
+        if before.state != row.state:
+            out.append(Change("state", row.id, row.title, before.state, row.state,
+                              row.state_reason, cur.now))
+        old = {f.key for f in before.findings}
+        new = {f.key for f in row.findings}
+        for finding in row.findings:
+            if finding.key not in old:
+                out.append(Change("finding", row.id, row.title, before.state, row.state,
+                                  finding.reason, cur.now, finding))
+        for finding in before.findings:
+            if finding.key not in new:
+                out.append(Change("finding-cleared", row.id, row.title, before.state, row.state,
+                                  f"cleared: {finding.reason}", cur.now, finding))
+    return out

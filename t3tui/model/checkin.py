@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
+
+from t3tui.model.config import DetectorConfig
+from t3tui.model.rows import CREATING, ThreadRow
+from t3tui.model.wire import ts
 
 
 @dataclass(frozen=True)
@@ -38,3 +43,89 @@ class CheckInPlan:
     checkin: CheckIn
     command: Any  # t3tui.protocol.MessageDispatch
     dispatch_mode: str
+
+
+def plan_checkin(
+    row: ThreadRow,
+    *,
+    command_id: str,
+    message_id: str,
+    now: datetime,
+    text: str | None = None,
+    expect: str | None = None,
+    timeout_s: float | None = None,
+    queue_if_busy: bool = True,
+    config: DetectorConfig | None = None,
+) -> CheckInPlan | CheckInVerdict:
+    """Decide how to send a check-in to `row`'s thread, or why not (a `busy` verdict).
+
+    `start_immediately` when the thread has no active run; `queue_after_active` when it has
+    one (the check-in then answers only after the current run ends); with
+    `queue_if_busy=False` a thread with an active run gets `busy` instead.
+    """
+    from t3tui.protocol import MessageDispatch, QueueAfterActive, StartImmediately
+
+    cfg = config or DetectorConfig()
+    if row.origin == "provider_native":
+        return CheckInVerdict("busy", row.id, "provider-native child: it cannot receive messages")
+    if row.state == CREATING:
+        return CheckInVerdict("busy", row.id, "the child thread does not exist yet")
+    busy = row.active_run_id is not None or row.activity_run_status is not None
+    if busy and not queue_if_busy:
+        what = row.activity_run_status or "active"
+        return CheckInVerdict("busy", row.id, f"thread is {what} (run {row.active_run_id}); not queueing")
+    mode = QueueAfterActive() if busy else StartImmediately()
+    body = text if text is not None else cfg.checkin_text
+    checkin = CheckIn(
+        thread_id=row.id,
+        text=body,
+        expect=expect if expect is not None else cfg.checkin_expect,
+        sent_at=now,
+        deadline=now + timedelta(seconds=timeout_s if timeout_s is not None else cfg.checkin_timeout_s),
+        message_id=message_id,
+        command_id=command_id,
+    )
+    command = MessageDispatch(
+        command_id=command_id, thread_id=row.id, message_id=message_id, text=body, dispatch_mode=mode
+    )
+    return CheckInPlan(checkin, command, mode.type)
+
+
+def _contains(text: Any, expect: str) -> bool:
+    return isinstance(text, str) and expect.casefold() in text.casefold()
+
+
+def checkin_verdict(
+    checkin: CheckIn,
+    *,
+    now: datetime,
+    messages: Iterable[dict[str, Any]] = (),
+    latest_visible: dict[str, Any] | None = None,
+    rejected: str | None = None,
+) -> CheckInVerdict:
+    """Verdict from what the streams show. Times are compared server-to-server when our own
+    user message is visible (no clock skew); otherwise against the caller's `sent_at`."""
+    if rejected is not None:
+        return CheckInVerdict("busy", checkin.thread_id, f"refused by the server: {rejected}")
+    msgs = list(messages)
+    ours = next((m for m in msgs if m.get("id") == checkin.message_id), None)
+    anchor = ts(ours.get("createdAt")) if ours else None
+    start = anchor or checkin.sent_at
+    answers = []
+    for msg in msgs:
+        created = ts(msg.get("createdAt"))
+        if msg.get("role") == "assistant" and created and created >= start and _contains(msg.get("text"), checkin.expect):
+            answers.append(created)
+    seen = latest_visible or {}
+    seen_at = ts(seen.get("updatedAt"))
+    if seen.get("role") == "assistant" and seen_at and seen_at >= start and _contains(seen.get("text"), checkin.expect):
+        answers.append(seen_at)
+    if answers:
+        at = min(answers)
+        latency = round((at - start).total_seconds(), 3)
+        return CheckInVerdict("answered", checkin.thread_id, f"answered in {latency:g}s", latency, at)
+    if now >= checkin.deadline:
+        waited = round((checkin.deadline - checkin.sent_at).total_seconds(), 3)
+        return CheckInVerdict("unanswered", checkin.thread_id, f"no {checkin.expect!r} within {waited:g}s")
+    left = round((checkin.deadline - now).total_seconds(), 3)
+    return CheckInVerdict("pending", checkin.thread_id, f"waiting for {checkin.expect!r} ({left:g}s left)")

@@ -99,12 +99,10 @@ class SupervisorView:
     findings: tuple[Finding, ...]
     counts: dict[str, int] = field(hash=False, compare=False)
     synchronized: bool = False
+    by_id: dict[str, ThreadRow] = field(default_factory=dict, hash=False, compare=False)
 
     def row(self, thread_id: str) -> ThreadRow | None:
-        for row in self.rows:
-            if row.id == thread_id:
-                return row
-        return None
+        return self.by_id.get(thread_id)
 
     def to_status_json(self) -> dict[str, Any]:
         """The `t3tui status --json` document (docs/STATUS_JSON.md)."""

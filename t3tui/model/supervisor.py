@@ -5,37 +5,272 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from t3tui.model.assemble import Assembler
+from t3tui.model.changes import Change, changes
+from t3tui.model.checkin import CheckIn, CheckInVerdict, checkin_verdict
 from t3tui.model.config import DetectorConfig
-from t3tui.model.rows import SupervisorView, ThreadRow
+from t3tui.model.findings import rank_findings
+from t3tui.model.index import Record, TreeIndex
+from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot
+from t3tui.model.rows import STATES, SupervisorView, ThreadRow
+from t3tui.model.wire import ModelInputError, as_wire, obj, objs, sequence_of, string
 
 
 class Supervisor:
-    """Keeps the thread tree and derives states and findings (see docs/ARCHITECTURE.md)."""
+    """Keeps the thread tree and derives states and findings (see docs/ARCHITECTURE.md).
+
+    Feed it stream items with `apply_shell` / `apply_thread`; ask for `view(now)`. Bad items
+    raise `ModelInputError` and leave the state unchanged.
+    """
 
     def __init__(self, config: DetectorConfig | None = None) -> None:
         self.config = config or DetectorConfig()
+        self._ix = TreeIndex()
+        self._shell_cursor: int | None = None
+        self._shell_synced = False
+        self._checkins: dict[str, CheckIn] = {}
+        self._rejected: dict[str, str] = {}
+        self._since_memo: dict[str, tuple[str, datetime]] = {}
+
+    # -- shell stream --
 
     def apply_shell(self, item: Any) -> None:
-        raise NotImplementedError
+        """Apply one shell stream item (snapshot, synchronized, thread/project updates)."""
+        w = as_wire(item, "shell item")
+        kind = w.get("kind")
+        if kind == "snapshot":
+            self._shell_snapshot(w)
+            return
+        if kind == "synchronized":
+            self._shell_synced = True
+            return
+        if "sequence" not in w:
+            return  # an unknown kind without a cursor position: nothing to apply
+        seq = sequence_of(w)
+        if self._shell_cursor is not None and seq <= self._shell_cursor:
+            return
+        if kind == "thread.updated":
+            thread = obj(w.get("thread"))
+            thread_id = string(thread.get("id"))
+            if thread_id is None:
+                raise ModelInputError("shell item 'thread.updated': thread has no string `id`")
+            self._set_shell(thread_id, thread, string(w.get("location")) or "active")
+        elif kind == "thread.removed":
+            thread_id = string(w.get("threadId"))
+            if thread_id is None:
+                raise ModelInputError("shell item 'thread.removed' has no string `threadId`")
+            self._remove_shell(thread_id, string(w.get("location")))
+        self._shell_cursor = seq
+
+    def _shell_snapshot(self, w: dict[str, Any]) -> None:
+        snap = w.get("snapshot")
+        if not isinstance(snap, dict):
+            raise ModelInputError("shell snapshot has no `snapshot` object")
+        seq = sequence_of(snap, "snapshotSequence")
+        rows: dict[str, tuple[dict[str, Any], str]] = {}
+        for location, key in (("archive", "archivedThreads"), ("active", "threads")):
+            for row in objs(snap.get(key)):
+                if (thread_id := string(row.get("id"))) is not None:
+                    rows[thread_id] = (row, location)
+        for thread_id in [t for t, r in self._ix.records.items() if r.shell and t not in rows]:
+            self._remove_shell(thread_id, None)
+        for thread_id, (row, location) in rows.items():
+            self._set_shell(thread_id, row, location)
+        self._shell_cursor = seq
+
+    def _set_shell(self, thread_id: str, row: dict[str, Any], location: str) -> None:
+        rec = self._ix.record(thread_id)
+        before = rec.shell
+        rec.shell, rec.location = row, location
+        self._ix.relink(thread_id)
+        self._ix.touch(thread_id, with_children=True)
+        if before is None or before.get("settledOverride") != row.get("settledOverride") \
+                or before.get("archivedAt") != row.get("archivedAt"):
+            self._ix.touch_sharers(rec)
+
+    def _remove_shell(self, thread_id: str, location: str | None) -> None:
+        rec = self._ix.records.get(thread_id)
+        if rec is None or rec.shell is None or (location is not None and rec.location != location):
+            return
+        rec.shell = None
+        self._ix.relink(thread_id)
+        self._ix.touch(thread_id, with_children=True)
+        self._ix.touch_sharers(rec)
+        self._ix.collect(thread_id)
+
+    # -- thread streams --
 
     def apply_thread(self, thread_id: str, item: Any) -> None:
-        raise NotImplementedError
+        """Apply one item of `thread_id`'s stream (snapshot, synchronized, event)."""
+        w = as_wire(item, "thread item")
+        kind = w.get("kind")
+        if kind == "synchronized":
+            self._ix.record(thread_id).synced = True
+            return
+        if kind == "snapshot":
+            projection = w.get("projection")
+            if not isinstance(projection, dict):
+                raise ModelInputError("thread snapshot has no `projection` object")
+            seq = sequence_of(w, "snapshotSequence")
+            rec = self._ix.record(thread_id)
+            rec.proj = from_snapshot(projection, rec.proj)
+            rec.cursor = seq
+            self._reindex(rec)
+            return
+        if "sequence" not in w:
+            return
+        seq = sequence_of(w)
+        rec = self._ix.records.get(thread_id)
+        if rec is not None and rec.cursor is not None and seq <= rec.cursor:
+            return
+        if kind == "event":
+            event = w.get("event")
+            if not isinstance(event, dict):
+                raise ModelInputError("thread item 'event' has no `event` object")
+            check_event(event)
+            rec = self._ix.record(thread_id)
+            if rec.proj is None:
+                rec.proj = Projection()
+            touched = apply_event(rec.proj, event)
+            self._after_event(rec, touched, obj(event.get("payload")))
+        rec = self._ix.record(thread_id)
+        rec.cursor = seq
+
+    def _after_event(self, rec: Record, touched: str, payload: dict[str, Any]) -> None:
+        ix = self._ix
+        if touched == "thread":
+            ix.relink(rec.id)
+            ix.touch_sharers(rec)
+        elif touched == "subagent":
+            ix.index_task(rec.id, payload)
+            rec.task_ids = rec.task_ids | {str(payload.get("id"))}
+        elif touched == "session":
+            ix.reindex_sessions(rec)
+        elif touched == "detached":
+            ix.reindex_detaches(rec)
+        ix.touch(rec.id, with_children=touched in ("subagent", "run", "thread"))
+
+    def _reindex(self, rec: Record) -> None:
+        self._ix.relink(rec.id)
+        self._ix.reindex_tasks(rec)
+        self._ix.reindex_sessions(rec)
+        self._ix.reindex_detaches(rec)
+        self._ix.touch(rec.id, with_children=True)
+        self._ix.touch_sharers(rec)
+
+    def forget_thread(self, thread_id: str) -> None:
+        """The client unsubscribed: drop the projection (the shell row stays)."""
+        rec = self._ix.records.get(thread_id)
+        if rec is None or rec.proj is None:
+            return
+        rec.proj, rec.cursor, rec.synced = None, None, False
+        self._reindex(rec)
+        self._ix.collect(thread_id)
+
+    def mark_stale(self) -> None:
+        """The connection dropped: every stream is stale until its next `synchronized`."""
+        self._shell_synced = False
+        for rec in self._ix.records.values():
+            rec.synced = False
+        self._ix.dirty.update(self._ix.records)
+
+    # -- cursors and interest --
 
     @property
     def cursor_shell(self) -> int | None:
-        raise NotImplementedError
+        return self._shell_cursor
 
     def cursor_thread(self, thread_id: str) -> int | None:
-        raise NotImplementedError
+        rec = self._ix.records.get(thread_id)
+        return rec.cursor if rec else None
+
+    @property
+    def shell_synchronized(self) -> bool:
+        return self._shell_synced
+
+    def thread_synchronized(self, thread_id: str) -> bool:
+        rec = self._ix.records.get(thread_id)
+        return bool(rec and rec.synced)
 
     def threads_of_interest(self) -> set[str]:
-        raise NotImplementedError
+        """Threads to subscribe: every visible parent and every visible child."""
+        out = set()
+        ix = self._ix
+        for parent, kids in ix.children.items():
+            for kid in kids:
+                if self._shown(kid):
+                    out.add(kid)
+                    if self._shown(parent):
+                        out.add(parent)
+        for rec in ix.records.values():
+            if rec.task_ids and self._shown(rec.id):
+                out.add(rec.id)
+        return out
+
+    def _shown(self, thread_id: str) -> bool:
+        own = self._ix.own(thread_id)
+        return own.visible if own.has_record else thread_id in self._ix.child_task
 
     def take_dirty(self) -> set[str]:
-        raise NotImplementedError
+        """Thread ids whose row may have changed since the last call (structure or data)."""
+        dirty, self._ix.dirty = self._ix.dirty, set()
+        return dirty
+
+    # -- check-ins --
+
+    def record_checkin(self, checkin: CheckIn) -> None:
+        """Track a check-in (one outstanding per thread; a new one replaces the old)."""
+        self._checkins[checkin.thread_id] = checkin
+        self._rejected.pop(checkin.thread_id, None)
+        self._ix.touch(checkin.thread_id)
+
+    def checkin_rejected(self, thread_id: str, message: str) -> None:
+        """The server refused the check-in's command: its verdict becomes `busy`."""
+        self._rejected[thread_id] = message
+        self._ix.touch(thread_id)
+
+    def checkin_verdict(self, thread_id: str, now: datetime) -> CheckInVerdict | None:
+        checkin = self._checkins.get(thread_id)
+        if checkin is None:
+            return None
+        rec = self._ix.records.get(thread_id)
+        messages = rec.proj.messages.values() if rec and rec.proj else ()
+        latest_visible = obj((rec.shell or {}).get("latestVisibleMessage")) if rec else {}
+        return checkin_verdict(checkin, now=now, messages=messages, latest_visible=latest_visible,
+                               rejected=self._rejected.get(thread_id))
+
+    # -- views --
+
+    def _assembler(self, now: datetime) -> Assembler:
+        return Assembler(self._ix, self.config, now, self._checkins, self.checkin_verdict,
+                         self._since_memo, self._shell_synced)
 
     def row(self, thread_id: str, now: datetime) -> ThreadRow | None:
-        raise NotImplementedError
+        """One thread's row at `now` (None when it is not shown), without a full view."""
+        asm = self._assembler(now)
+        if not asm.visible(thread_id):
+            return None
+        depth, cur = 0, self._ix.records[thread_id].parent
+        while cur is not None and asm.visible(cur) and depth < 64:
+            depth += 1
+            cur = self._ix.records[cur].parent
+        return asm.row(thread_id, depth)
 
     def view(self, now: datetime) -> SupervisorView:
-        raise NotImplementedError
+        """Every shown thread in tree order, with counts and ranked findings."""
+        asm = self._assembler(now)
+        rows = tuple(asm.row(tid, depth) for tid, depth in asm.tree())
+        counts = dict.fromkeys(STATES, 0)
+        for r in rows:
+            counts[r.state] += 1
+        findings = rank_findings([f for r in rows for f in r.findings])
+        synced = self._shell_synced and all(
+            rec.synced for rec in self._ix.records.values() if rec.proj is not None
+        )
+        return SupervisorView(now=now, rows=rows, findings=tuple(findings), counts=counts,
+                              synchronized=synced, by_id={r.id: r for r in rows})
+
+    changes = staticmethod(changes)
+
+
+__all__ = ["Change", "Supervisor"]

@@ -1,0 +1,224 @@
+"""Build rows and views from the index: tree order, contexts, detectors, states."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from t3tui.model.checkin import CheckIn, CheckInVerdict
+from t3tui.model.config import DetectorConfig
+from t3tui.model.context import Detach, ThreadContext
+from t3tui.model.detectors import (
+    delivery_findings,
+    phantom_findings,
+    serialized_findings,
+    stuck_findings,
+)
+from t3tui.model.facts import OwnFacts
+from t3tui.model.findings import Finding, rank_findings
+from t3tui.model.index import MAX_DEPTH, TreeIndex
+from t3tui.model.rows import STATES, ThreadRow
+from t3tui.model.states import Derived, derive
+
+_EPOCH = datetime.min.replace(tzinfo=UTC)
+VerdictFn = Callable[[str, datetime], "CheckInVerdict | None"]
+
+
+class Assembler:
+    """One pass over the index at one `now`; memoizes per-thread work within the pass."""
+
+    def __init__(self, index: TreeIndex, config: DetectorConfig, now: datetime,
+                 checkins: dict[str, CheckIn], verdict: VerdictFn,
+                 memo: dict[str, tuple[str, datetime]], shell_synced: bool) -> None:
+        self.ix, self.config, self.now = index, config, now
+        self.checkins, self.verdict, self.memo = checkins, verdict, memo
+        self.shell_synced = shell_synced
+        self._busy: dict[str, bool] = {}
+        self._derived: dict[str, tuple[Derived, list[Finding], ThreadContext]] = {}
+
+    # -- visibility and order --
+
+    def visible(self, thread_id: str) -> bool:
+        if thread_id not in self.ix.records:
+            return False
+        own = self.ix.own(thread_id)
+        if own.has_record:
+            return own.visible
+        task = self.ix.child_task.get(thread_id)
+        parent = self.ix.task_parent.get(task) if task else None
+        return parent is not None and self.visible(parent)
+
+    def _order_key(self, thread_id: str) -> tuple[datetime, str]:
+        own = self.ix.own(thread_id)
+        created = own.created_at
+        if created is None and (task := self.task_of(thread_id)) is not None:
+            created = task.started_at
+        return (created or _EPOCH, thread_id)
+
+    def visible_children(self, thread_id: str) -> list[str]:
+        kids = [c for c in self.ix.children.get(thread_id, ()) if self.visible(c)]
+        return sorted(kids, key=self._order_key)
+
+    def tree(self) -> list[tuple[str, int]]:
+        """(thread id, depth) in tree order; orphans and cycle members end up at top level."""
+        visible = [t for t in self.ix.records if self.visible(t)]
+        roots = [t for t in visible if not self._has_visible_parent(t)]
+        out: list[tuple[str, int]] = []
+        seen: set[str] = set()
+
+        def walk(tid: str, depth: int) -> None:
+            stack = [(tid, depth)]
+            while stack:
+                cur, d = stack.pop()
+                if cur in seen:
+                    continue
+                seen.add(cur)
+                out.append((cur, d))
+                kids = self.visible_children(cur) if d < MAX_DEPTH else []
+                stack.extend((k, d + 1) for k in reversed(kids))
+
+        for root in sorted(roots, key=self._order_key):
+            walk(root, 0)
+        for rest in sorted((t for t in visible if t not in seen), key=self._order_key):
+            walk(rest, 0)
+        return out
+
+    def _has_visible_parent(self, thread_id: str) -> bool:
+        rec = self.ix.records[thread_id]
+        return rec.parent is not None and self.visible(rec.parent)
+
+    # -- cross-thread facts --
+
+    def task_of(self, thread_id: str):  # -> TaskFacts | None
+        task_id = self.ix.child_task.get(thread_id)
+        parent = self.ix.task_parent.get(task_id) if task_id else None
+        if parent is None or parent not in self.ix.records:
+            return None
+        return self.ix.own(parent).task_index.get(task_id)
+
+    def busy(self, thread_id: str, depth: int = 0) -> bool:
+        """Live work anywhere in this thread's subtree."""
+        if thread_id in self._busy:
+            return self._busy[thread_id]
+        self._busy[thread_id] = False  # cycle guard
+        own = self.ix.own(thread_id)
+        if own.has_record:
+            result = own.own_active or own.status in ("queued", "preparing")
+        else:
+            task = self.task_of(thread_id)
+            result = task is not None and not task.terminal
+        if not result and depth < MAX_DEPTH:
+            result = any(self.busy(c, depth + 1) for c in self.visible_children(thread_id))
+        self._busy[thread_id] = result
+        return result
+
+    def detaches(self, own: OwnFacts) -> tuple[Detach, ...]:
+        out = []
+        for sid in own.session_ids:
+            reattached = own.session_attached_at.get(sid)
+            for by, entries in self.ix.detaches.get(sid, {}).items():
+                for at, reason in entries:
+                    if reattached is not None and at is not None and reattached > at:
+                        continue
+                    out.append(Detach(sid, by, self.ix.own(by).title, at, reason, False))
+            for other in self.ix.session_threads.get(sid, ()):
+                if other == own.id:
+                    continue
+                of = self.ix.own(other)
+                at = of.settled_at if of.settled else of.archived_at
+                if at is not None and (reattached is None or reattached <= at):
+                    reason = "Thread settled." if of.settled else "Thread archived."
+                    out.append(Detach(sid, other, of.title, at, reason, True))
+        return tuple(out)
+
+    def context(self, thread_id: str) -> ThreadContext:
+        ix = self.ix
+        own = ix.own(thread_id)
+        rec = ix.records[thread_id]
+        parent = ix.own(rec.parent) if rec.parent and rec.parent in ix.records else None
+        kids = self.visible_children(thread_id)
+        blocked = []
+        for task in own.tasks:
+            if task.mode != "wait" or task.wait_result != "open" or task.run_id != own.active_run_id:
+                continue
+            child = task.child_thread_id
+            if child and child in ix.records and ix.own(child).has_record:
+                if self.busy(child):
+                    blocked.append(task)
+            elif not task.terminal:
+                blocked.append(task)
+        blocked.sort(key=lambda t: (t.started_at or _EPOCH, t.task_id))
+        checkin = self.checkins.get(thread_id)
+        return ThreadContext(
+            own=own,
+            parent=parent,
+            task=self.task_of(thread_id),
+            blocked_on=tuple(blocked),
+            busy_children=sum(1 for k in kids if self.busy(k)),
+            undelivered_children=sum(1 for t in own.tasks if t.terminal and t.delivery in ("pending", "claimed")),
+            detaches=self.detaches(own),
+            checkin=checkin,
+            checkin_verdict=self.verdict(thread_id, self.now) if checkin else None,
+            task_known=ix.task_known,
+        )
+
+    # -- derivation --
+
+    def derived(self, thread_id: str) -> tuple[Derived, list[Finding], ThreadContext]:
+        cached = self._derived.get(thread_id)
+        if cached is not None:
+            return cached
+        ctx = self.context(thread_id)
+        findings: list[Finding] = []
+        for detector in (stuck_findings, delivery_findings, serialized_findings, phantom_findings):
+            findings.extend(detector(ctx, self.config, self.now))
+        findings = rank_findings(findings)
+        result = derive(ctx, findings)
+        self._derived[thread_id] = (result, findings, ctx)
+        return result, findings, ctx
+
+    def row(self, thread_id: str, depth: int) -> ThreadRow:
+        result, findings, ctx = self.derived(thread_id)
+        own, rec = ctx.own, self.ix.records[thread_id]
+        since = result.since
+        memo = self.memo.get(thread_id)
+        if since is None:
+            since = memo[1] if memo and memo[0] == result.state else self.now
+        self.memo[thread_id] = (result.state, since)
+        kids = self.visible_children(thread_id)
+        counts = Counter(self.derived(k)[0].state for k in kids)
+        overlays = result.overlays
+        if not self.shell_synced or (rec.proj is not None and not rec.synced):
+            overlays = (*overlays, "stale")
+        task = ctx.task
+        parent_visible = rec.parent is not None and self.visible(rec.parent)
+        return ThreadRow(
+            id=thread_id,
+            title=own.title if own.has_record else ((task.title if task else None) or thread_id),
+            parent_id=rec.parent,
+            depth=depth,
+            children=tuple(kids),
+            state=result.state,
+            state_reason=result.reason,
+            state_since=since,
+            settled=own.settled,
+            run_status=own.status,
+            activity_run_status=own.activity,
+            active_run_id=own.active_run_id,
+            run_started_at=own.run_started_at,
+            provider=own.provider,
+            model=own.model,
+            origin=task.origin if task else None,
+            creation_source=own.creation_source,
+            location=(rec.location if rec.shell else "active") if own.has_record else "unknown",
+            orphan=rec.parent is not None and not parent_visible,
+            task=task.as_info() if task else None,
+            pending_request=own.pending,
+            latest_message=own.latest_message,
+            last_activity_at=own.last_activity_at,
+            overlays=overlays,
+            child_counts={s: counts.get(s, 0) for s in STATES if counts.get(s)},
+            findings=tuple(findings),
+            subscribed=own.subscribed,
+        )

@@ -1,0 +1,8 @@
+"""Detectors: pure functions `(context, config, now) -> list[Finding]`."""
+
+from t3tui.model.detectors.delivery import delivery_findings
+from t3tui.model.detectors.phantom import phantom_findings
+from t3tui.model.detectors.serialized import serialized_findings
+from t3tui.model.detectors.stuck import stuck_findings
+
+__all__ = ["delivery_findings", "phantom_findings", "serialized_findings", "stuck_findings"]

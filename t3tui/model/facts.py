@@ -1,0 +1,263 @@
+"""Per-thread facts: everything the states and detectors need from ONE thread's own data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from t3tui.model.projection import ACTIVE_RUN, TERMINAL_RUN, TERMINAL_TASK, Projection
+from t3tui.model.rows import PendingRequest, TaskInfo
+from t3tui.model.taskids import client_request_id
+from t3tui.model.wire import earliest, latest, obj, objs, string, ts
+
+
+@dataclass(frozen=True)
+class TaskFacts:
+    """One task row of a parent, with its wait-mode history resolved."""
+
+    task_id: str
+    parent_id: str
+    child_thread_id: str | None
+    run_id: str | None
+    title: str | None
+    origin: str | None
+    status: str | None
+    delivery: str | None
+    wake: str
+    mode: str
+    timeout_ms: int | None
+    started_at: datetime | None
+    completed_at: datetime | None
+    updated_at: datetime | None
+    flipped_at: datetime | None
+    return_at: datetime | None
+    wait_result: str | None
+    published: bool
+    client_request_id: str | None
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL_TASK
+
+    def as_info(self) -> TaskInfo:
+        return TaskInfo(
+            task_id=self.task_id, parent_thread_id=self.parent_id, parent_run_id=self.run_id,
+            client_request_id=self.client_request_id, title=self.title, origin=self.origin,
+            mode=self.mode, completion_wake=self.wake, timeout_ms=self.timeout_ms,
+            wait_result=self.wait_result, wait_returned_at=self.return_at, status=self.status,
+            delivery=self.delivery, started_at=self.started_at, completed_at=self.completed_at,
+            result_published=self.published or self.terminal,
+        )
+
+
+@dataclass(frozen=True)
+class OwnFacts:
+    """Time-independent facts about one thread, cached until its record changes."""
+
+    id: str
+    title: str
+    created_at: datetime | None
+    visible: bool
+    lineage_parent: str | None
+    creation_source: str | None
+    settled: bool
+    settled_at: datetime | None
+    archived_at: datetime | None
+    provider: str | None
+    model: str | None
+    status: str | None                    # latest run status ("idle" = no runs)
+    activity: str | None                  # preparing | starting | running | waiting | None
+    active_run_id: str | None
+    run_requested_at: datetime | None
+    run_started_at: datetime | None
+    run_completed_at: datetime | None
+    latest_run_requested_at: datetime | None
+    activity_since: datetime | None       # when the active run entered its current status
+    pending: PendingRequest | None
+    latest_message: str | None
+    shell_updated_at: datetime | None
+    background_tasks: int
+    agent_progress_at: datetime | None
+    provider_turn_status: str | None
+    provider_turn_ended_at: datetime | None
+    provider_thread_idle_at: datetime | None  # went idle during the active run
+    session_ids: frozenset[str]
+    session_attached_at: dict[str, datetime | None]  # explicit re-attach events seen live
+    stopped_session: tuple[str, str, datetime | None] | None  # (id, status, since)
+    subscribed: bool
+    has_record: bool                      # shell row or projection (else task-row placeholder)
+    tasks: tuple[TaskFacts, ...]
+    task_index: dict[str, TaskFacts]
+    cohorts: dict[str, str]               # parent run id -> delegatedCompletion.disposition
+    mentions: tuple[tuple[str, str, datetime | None, str], ...]
+
+    @property
+    def own_active(self) -> bool:
+        return self.activity is not None or self.pending is not None
+
+    @property
+    def last_activity_at(self) -> datetime | None:
+        return latest(self.agent_progress_at, self.shell_updated_at, self.run_started_at)
+
+
+def _preview(shell: dict[str, Any], proj: Projection | None) -> str | None:
+    msg = obj(shell.get("latestVisibleMessage"))
+    text = msg.get("text")
+    if not isinstance(text, str) and proj is not None and proj.messages:
+        newest = max(proj.messages.values(), key=lambda m: m.get("updatedAt") or "")
+        text = newest.get("text")
+    if not isinstance(text, str):
+        return None
+    line = " ".join(text.split())
+    return line[:200]
+
+
+def task_facts(parent_id: str, proj: Projection) -> tuple[TaskFacts, ...]:
+    """Resolve every task row of a parent: mode, wait timeout and when the wait returned."""
+    by_crid = {c.client_request_id: c for c in proj.tool_calls.values() if c.client_request_id}
+    by_task = {c.task_id: c for c in proj.tool_calls.values() if c.task_id}
+    out = []
+    for task_id, row in proj.subagents.items():
+        crid = client_request_id(task_id)
+        tool = by_task.get(task_id) or (by_crid.get(crid) if crid else None)
+        wake = string(row.get("completionWake")) or "settled_only"
+        first = proj.wake_first.get(task_id, wake)
+        mode = "wait" if first == "settled_only" or (tool and tool.mode == "wait") else "async"
+        timeout_ms = tool.timeout_ms if tool else None
+        started = ts(row.get("startedAt"))
+        completed = ts(row.get("completedAt")) if row.get("status") in TERMINAL_TASK else None
+        flipped = proj.wake_flipped_at.get(task_id)
+        return_at = wait_result = None
+        if mode == "wait":
+            budget = started + timedelta(milliseconds=timeout_ms) if started and timeout_ms else None
+            return_at = earliest(flipped, tool.completed_at if tool else None, budget, completed)
+            timed_out = flipped is not None or (budget is not None and (completed is None or budget < completed))
+            wait_result = "open" if return_at is None else ("timed_out" if timed_out else "returned")
+        child = string(row.get("childThreadId"))
+        out.append(TaskFacts(
+            task_id=task_id, parent_id=parent_id, child_thread_id=child,
+            run_id=string(row.get("runId")), title=string(row.get("title")),
+            origin=string(row.get("origin")), status=string(row.get("status")),
+            delivery=string(obj(row.get("completionDelivery")).get("state")),
+            wake=wake, mode=mode, timeout_ms=timeout_ms, started_at=started,
+            completed_at=completed, updated_at=ts(row.get("updatedAt")), flipped_at=flipped,
+            return_at=return_at, wait_result=wait_result,
+            published=(child in proj.published) if child else False,
+            client_request_id=crid,
+        ))
+    return tuple(out)
+
+
+def _provider_side(proj: Projection, run: dict[str, Any] | None) -> tuple[Any, ...]:
+    """(turn status, turn ended at, provider thread idle-at, stopped session) for a run."""
+    if run is None:
+        return None, None, None, None
+    started = ts(run.get("startedAt")) or ts(run.get("requestedAt"))
+    turn = proj.latest_turn(run)
+    turn_status = string(turn.get("status")) if turn else None
+    turn_end = ts(turn.get("completedAt")) if turn else None
+    idle_at = None
+    pthread = proj.provider_threads.get(str(run.get("providerThreadId")))
+    if pthread and pthread.get("status") == "idle":
+        updated = ts(pthread.get("updatedAt"))
+        if updated and started and updated >= started:
+            idle_at = updated
+    stopped = None
+    for sid, sess in proj.provider_sessions.items():
+        if sess.get("status") in ("stopped", "error"):
+            since = ts(sess.get("updatedAt"))
+            if since is None or started is None or since >= started:
+                stopped = (sid, str(sess.get("status")), since)
+    return turn_status, turn_end, idle_at, stopped
+
+
+def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
+              proj: Projection | None) -> OwnFacts:
+    """Build the facts of one thread from its shell row and (if subscribed) its projection."""
+    sh = shell or {}
+    app = (proj.app_thread if proj else None) or {}
+    base = sh or app
+    lineage = obj(base.get("lineage"))
+    parent = string(lineage.get("parentThreadId")) if lineage.get("relationshipToParent") == "subagent" else None
+    sel = obj(base.get("modelSelection"))
+    run = proj.active_run() if proj else None
+    latest_run = proj.latest_run() if proj else None
+    if sh:
+        activity = string(sh.get("activityRunStatus"))
+        status = string(sh.get("status"))
+        active_run_id = string(sh.get("activeRunId"))
+    else:
+        activity = _activity_of(run)
+        status = string(latest_run.get("status")) if latest_run else ("idle" if proj else None)
+        active_run_id = string(run.get("id")) if run else None
+    if proj and active_run_id and active_run_id in proj.runs:
+        run = proj.runs[active_run_id]
+    pending = None
+    req = obj(sh.get("pendingRuntimeRequest")) or (proj.pending_request() if proj else None) or {}
+    if req.get("id"):
+        pending = PendingRequest(str(req["id"]), str(req.get("kind") or "request"), ts(req.get("createdAt")))
+    since = None
+    if run is not None and proj is not None:
+        since = proj.run_since.get(str(run.get("id")), (None, None))[1]
+    turn_status, turn_end, idle_at, stopped = _provider_side(proj, run) if proj else (None,) * 4
+    tasks = task_facts(thread_id, proj) if proj else ()
+    cohorts = {}
+    if proj:
+        for rid, r in proj.runs.items():
+            disp = string(obj(r.get("delegatedCompletion")).get("disposition"))
+            if disp:
+                cohorts[rid] = disp
+    requested = [ts(r.get("requestedAt")) for r in proj.runs.values()] if proj else []
+    archived = location == "archive" or bool(base.get("archivedAt")) or bool(base.get("deletedAt"))
+    return OwnFacts(
+        id=thread_id,
+        title=string(base.get("title")) or thread_id,
+        created_at=ts(base.get("createdAt")),
+        visible=bool(base) and not archived,
+        lineage_parent=parent,
+        creation_source=string(base.get("creationSource")),
+        settled=base.get("settledOverride") == "settled",
+        settled_at=ts(base.get("settledAt")),
+        archived_at=ts(base.get("archivedAt")),
+        provider=string(base.get("providerInstanceId")) or string(sel.get("instanceId")),
+        model=string(sel.get("model")),
+        status=status,
+        activity=activity,
+        active_run_id=active_run_id,
+        run_requested_at=ts(run.get("requestedAt")) if run else ts(sh.get("latestRunRequestedAt")),
+        run_started_at=(ts(run.get("startedAt")) if run else None) or ts(sh.get("latestRunStartedAt")),
+        run_completed_at=ts(sh.get("latestRunCompletedAt")) or (ts(latest_run.get("completedAt")) if latest_run else None),
+        latest_run_requested_at=latest(ts(sh.get("latestRunRequestedAt")), *requested),
+        activity_since=since,
+        pending=pending,
+        latest_message=_preview(sh, proj),
+        shell_updated_at=ts(sh.get("updatedAt")),
+        background_tasks=len(objs(sh.get("pendingBackgroundTasks"))),
+        agent_progress_at=proj.last_progress_at if proj else None,
+        provider_turn_status=turn_status,
+        provider_turn_ended_at=turn_end if turn_status in ("completed", "interrupted", "failed", "cancelled") else None,
+        provider_thread_idle_at=idle_at,
+        session_ids=frozenset(proj.session_ids()) if proj else frozenset(),
+        session_attached_at=dict(proj.attached_at) if proj else {},
+        stopped_session=stopped,
+        subscribed=proj is not None,
+        has_record=bool(base),
+        tasks=tasks,
+        task_index={t.task_id: t for t in tasks},
+        cohorts=cohorts,
+        mentions=tuple((k, v, at, src) for (k, v), (at, src) in proj.mentions.items()) if proj else (),
+    )
+
+
+def _activity_of(run: dict[str, Any] | None) -> str | None:
+    """The shell's activityRunStatus, derived from a run (queued counts as preparing)."""
+    if run is None:
+        return None
+    status = run.get("status")
+    if status == "queued":
+        return "preparing"
+    return status if status in ACTIVE_RUN else None
+
+
+__all__ = ["TERMINAL_RUN", "OwnFacts", "TaskFacts", "own_facts", "task_facts"]

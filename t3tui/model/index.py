@@ -1,0 +1,209 @@
+"""Thread records and the cross-thread indexes, updated incrementally (O(1) in thread count)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from t3tui.model.facts import OwnFacts, own_facts
+from t3tui.model.projection import Projection
+from t3tui.model.taskids import client_request_id
+from t3tui.model.wire import obj, string
+
+MAX_DEPTH = 64  # guards against lineage cycles in malformed data
+
+
+@dataclass
+class Record:
+    """Everything known about one thread id."""
+
+    id: str
+    shell: dict[str, Any] | None = None
+    location: str = "active"
+    proj: Projection | None = None
+    cursor: int | None = None
+    synced: bool = False
+    parent: str | None = None
+    sessions: frozenset[str] = frozenset()
+    task_ids: frozenset[str] = frozenset()
+    detach_sids: frozenset[str] = frozenset()
+
+
+@dataclass
+class TreeIndex:
+    """Records plus: children by parent, task rows by id/child/clientRequestId, threads by
+    provider session, detaches by session. Every change marks the affected threads dirty."""
+
+    records: dict[str, Record] = field(default_factory=dict)
+    children: dict[str, set[str]] = field(default_factory=dict)
+    task_parent: dict[str, str] = field(default_factory=dict)
+    task_child: dict[str, str] = field(default_factory=dict)       # task id -> child id
+    child_task: dict[str, str] = field(default_factory=dict)       # child id -> task id
+    crid_task: dict[str, str] = field(default_factory=dict)
+    session_threads: dict[str, set[str]] = field(default_factory=dict)
+    detaches: dict[str, dict[str, list[tuple[datetime | None, str | None]]]] = field(default_factory=dict)
+    dirty: set[str] = field(default_factory=set)
+    facts: dict[str, OwnFacts] = field(default_factory=dict)
+
+    def record(self, thread_id: str) -> Record:
+        rec = self.records.get(thread_id)
+        if rec is None:
+            rec = self.records[thread_id] = Record(thread_id)
+        return rec
+
+    def own(self, thread_id: str) -> OwnFacts:
+        """Cached facts of one thread (rebuilt only after it changed)."""
+        cached = self.facts.get(thread_id)
+        if cached is None:
+            rec = self.records.get(thread_id) or Record(thread_id)
+            cached = self.facts[thread_id] = own_facts(thread_id, rec.shell, rec.location, rec.proj)
+        return cached
+
+    # -- dirty tracking --
+
+    def touch(self, thread_id: str, with_children: bool = False) -> None:
+        """Invalidate a thread's facts; mark it, its ancestors (and children) dirty."""
+        self.facts.pop(thread_id, None)
+        current: str | None = thread_id
+        for _ in range(MAX_DEPTH):
+            if current is None or (current in self.dirty and current != thread_id):
+                break
+            self.dirty.add(current)
+            rec = self.records.get(current)
+            current = rec.parent if rec else None
+        if with_children:
+            self.dirty.update(self.children.get(thread_id, ()))
+
+    def touch_sharers(self, rec: Record) -> None:
+        for sid in rec.sessions:
+            for other in self.session_threads.get(sid, ()):
+                if other != rec.id:
+                    self.touch(other)
+
+    # -- tree links --
+
+    def _parent_of(self, rec: Record) -> str | None:
+        base = rec.shell or (rec.proj.app_thread if rec.proj else None)
+        if base:
+            lineage = obj(base.get("lineage"))
+            if lineage.get("relationshipToParent") == "subagent":
+                parent = string(lineage.get("parentThreadId"))
+                return parent if parent != rec.id else None
+            return None  # top level, or a fork: forks are not children
+        task = self.child_task.get(rec.id)
+        return self.task_parent.get(task) if task else None
+
+    def relink(self, thread_id: str) -> None:
+        rec = self.record(thread_id)
+        parent = self._parent_of(rec)
+        if parent == rec.parent:
+            return
+        if rec.parent is not None:
+            siblings = self.children.get(rec.parent)
+            if siblings is not None:
+                siblings.discard(thread_id)
+                if not siblings:
+                    del self.children[rec.parent]
+            self.touch(rec.parent)
+        rec.parent = parent
+        if parent is not None:
+            self.children.setdefault(parent, set()).add(thread_id)
+        self.touch(thread_id)
+
+    # -- task rows --
+
+    def index_task(self, parent_id: str, row: dict[str, Any]) -> None:
+        task_id = str(row.get("id"))
+        self.task_parent[task_id] = parent_id
+        if crid := client_request_id(task_id):
+            self.crid_task[crid] = task_id
+        child = string(row.get("childThreadId"))
+        old = self.task_child.get(task_id)
+        if old is not None and old != child:
+            self.child_task.pop(old, None)
+            self.task_child.pop(task_id, None)
+            self.relink(old)
+            self.collect(old)
+        if child is not None:
+            self.task_child[task_id] = child
+            self.child_task[child] = task_id
+            self.record(child)
+            self.relink(child)
+            self.touch(child)
+
+    def unindex_task(self, task_id: str) -> None:
+        self.task_parent.pop(task_id, None)
+        if (crid := client_request_id(task_id)) and self.crid_task.get(crid) == task_id:
+            del self.crid_task[crid]
+        child = self.task_child.pop(task_id, None)
+        if child is not None:
+            self.child_task.pop(child, None)
+            self.relink(child)
+            self.touch(child)
+            self.collect(child)
+
+    def reindex_tasks(self, rec: Record) -> None:
+        rows = rec.proj.subagents if rec.proj else {}
+        for task_id in rec.task_ids - rows.keys():
+            self.unindex_task(task_id)
+        for row in rows.values():
+            self.index_task(rec.id, row)
+        rec.task_ids = frozenset(rows)
+
+    def task_known(self, kind: str, value: str) -> bool:
+        if kind == "task":
+            return value in self.task_parent or value in self.child_task
+        return value in self.crid_task
+
+    # -- provider sessions and detaches --
+
+    def reindex_sessions(self, rec: Record) -> None:
+        new = frozenset(rec.proj.session_ids()) if rec.proj else frozenset()
+        if new == rec.sessions:
+            return
+        for sid in rec.sessions - new:
+            threads = self.session_threads.get(sid)
+            if threads is not None:
+                threads.discard(rec.id)
+                if not threads:
+                    del self.session_threads[sid]
+        for sid in new - rec.sessions:
+            self.session_threads.setdefault(sid, set()).add(rec.id)
+        self.touch_sharers(rec)
+        rec.sessions = new
+        self.touch_sharers(rec)
+
+    def reindex_detaches(self, rec: Record) -> None:
+        for sid in rec.detach_sids:
+            by_thread = self.detaches.get(sid, {})
+            by_thread.pop(rec.id, None)
+            if not by_thread:
+                self.detaches.pop(sid, None)
+        sids = set()
+        for sid, at, reason in rec.proj.detaches if rec.proj else ():
+            self.detaches.setdefault(sid, {}).setdefault(rec.id, []).append((at, reason))
+            sids.add(sid)
+            for other in self.session_threads.get(sid, ()):
+                self.touch(other)
+        rec.detach_sids = frozenset(sids)
+
+    # -- lifetime --
+
+    def collect(self, thread_id: str) -> None:
+        """Drop a record nothing refers to any more (no shell, projection or task row)."""
+        rec = self.records.get(thread_id)
+        if rec is None or rec.shell or rec.proj or thread_id in self.child_task:
+            return
+        if self.children.get(thread_id):
+            return  # still the parent link of visible children (they show as orphans)
+        if rec.parent is not None:
+            siblings = self.children.get(rec.parent)
+            if siblings is not None:
+                siblings.discard(thread_id)
+                if not siblings:
+                    del self.children[rec.parent]
+            self.touch(rec.parent)
+        self.facts.pop(thread_id, None)
+        del self.records[thread_id]
+        self.dirty.add(thread_id)

@@ -1,0 +1,300 @@
+"""One thread's projection as the model keeps it: entities by id plus a few derived marks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from t3tui.model.taskids import client_request_id, mentions
+from t3tui.model.wire import ModelInputError, latest, maybe_json, obj, objs, string, ts
+
+ACTIVE_RUN = frozenset({"preparing", "queued", "starting", "running", "waiting"})
+TERMINAL_RUN = frozenset({"completed", "interrupted", "failed", "cancelled", "rolled_back"})
+TERMINAL_TURN = frozenset({"completed", "interrupted", "failed", "cancelled"})
+TERMINAL_TASK = frozenset({"completed", "failed", "cancelled", "interrupted"})
+
+
+@dataclass
+class ToolCall:
+    """A `delegate_task` tool item in the parent timeline (arrival, mode, return)."""
+
+    item_id: str
+    mode: str | None
+    timeout_ms: int | None
+    client_request_id: str | None
+    task_id: str | None
+    started_at: datetime | None
+    completed_at: datetime | None
+
+
+@dataclass
+class Projection:
+    """Entities of one thread stream. Replaced on snapshot; upserted on events."""
+
+    app_thread: dict[str, Any] | None = None
+    runs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    run_since: dict[str, tuple[str, datetime | None]] = field(default_factory=dict)
+    attempts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    turns: dict[str, dict[str, Any]] = field(default_factory=dict)
+    provider_threads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    provider_sessions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    runtime_requests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    messages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    subagents: dict[str, dict[str, Any]] = field(default_factory=dict)
+    wake_first: dict[str, str] = field(default_factory=dict)
+    wake_flipped_at: dict[str, datetime | None] = field(default_factory=dict)
+    published: set[str] = field(default_factory=set)
+    tool_calls: dict[str, ToolCall] = field(default_factory=dict)
+    mentions: dict[tuple[str, str], tuple[datetime | None, str]] = field(default_factory=dict)
+    detaches: list[tuple[str, datetime | None, str | None]] = field(default_factory=list)
+    attached_at: dict[str, datetime | None] = field(default_factory=dict)
+    last_progress_at: datetime | None = None
+
+    # -- derived lookups (per thread; cost independent of the number of threads) --
+
+    def session_ids(self) -> set[str]:
+        """Provider sessions this thread runs in (its provider threads and sessions)."""
+        sids = {s for pt in self.provider_threads.values() if (s := string(pt.get("providerSessionId")))}
+        return sids | set(self.provider_sessions)
+
+    def latest_turn(self, run: dict[str, Any]) -> dict[str, Any] | None:
+        """The newest provider turn of a run (by attempt, else by provider thread and time)."""
+        run_id = run.get("id")
+        attempt_ids = {a for a, att in self.attempts.items() if att.get("runId") == run_id}
+        started = ts(run.get("startedAt"))
+        candidates = []
+        for turn in self.turns.values():
+            if turn.get("runAttemptId") in attempt_ids:
+                candidates.append(turn)
+            elif not attempt_ids and turn.get("providerThreadId") == run.get("providerThreadId"):
+                turn_start = ts(turn.get("startedAt"))
+                if started is not None and turn_start is not None and turn_start >= started:
+                    candidates.append(turn)
+        if not candidates:
+            return None
+        return max(candidates, key=lambda t: (t.get("ordinal") or 0, t.get("startedAt") or ""))
+
+    def active_run(self) -> dict[str, Any] | None:
+        active = [r for r in self.runs.values() if r.get("status") in ACTIVE_RUN]
+        return max(active, key=lambda r: r.get("ordinal") or 0) if active else None
+
+    def latest_run(self) -> dict[str, Any] | None:
+        return max(self.runs.values(), key=lambda r: r.get("ordinal") or 0) if self.runs else None
+
+    def pending_request(self) -> dict[str, Any] | None:
+        pending = [r for r in self.runtime_requests.values() if r.get("status") == "pending"]
+        return min(pending, key=lambda r: r.get("createdAt") or "") if pending else None
+
+
+def _progress_of(kind: str, entity: dict[str, Any]) -> datetime | None:
+    """When an entity last showed agent-side progress (None: not progress)."""
+    if kind == "turn-item":
+        if entity.get("type") == "user_message":
+            return None
+        return latest(ts(entity.get("updatedAt")), ts(entity.get("startedAt")))
+    if kind == "message":
+        if entity.get("role") != "assistant":
+            return None
+        return latest(ts(entity.get("updatedAt")), ts(entity.get("createdAt")))
+    if kind == "provider-turn":
+        usage = obj(entity.get("tokenUsage"))
+        if entity.get("status") not in TERMINAL_TURN and not usage:
+            return None  # a turn that merely started is not progress
+        return latest(ts(usage.get("updatedAt")), ts(entity.get("completedAt")))
+    if kind == "plan":
+        return ts(entity.get("updatedAt"))
+    return None
+
+
+def _note_progress(proj: Projection, kind: str, entity: dict[str, Any]) -> None:
+    proj.last_progress_at = latest(proj.last_progress_at, _progress_of(kind, entity))
+
+
+def _note_mentions(proj: Projection, text: str, at: datetime | None, source: str) -> None:
+    for mention in mentions(text):
+        proj.mentions.setdefault(mention, (at, source))
+
+
+def _is_delegate_tool(item: dict[str, Any]) -> bool:
+    return item.get("type") == "dynamic_tool" and "delegate_task" in str(item.get("toolName") or "")
+
+
+def _note_tool_call(proj: Projection, item: dict[str, Any]) -> None:
+    args = obj(maybe_json(item.get("input")))
+    out = obj(maybe_json(item.get("output")))
+    crid = string(args.get("clientRequestId"))
+    task_id = string(out.get("taskId"))
+    timeout = args.get("timeoutMs")
+    item_id = str(item.get("id"))
+    proj.tool_calls[item_id] = ToolCall(
+        item_id=item_id,
+        mode=string(args.get("mode")) or "async",
+        timeout_ms=int(timeout) if isinstance(timeout, int | float) and not isinstance(timeout, bool) else None,
+        client_request_id=crid or client_request_id(task_id),
+        task_id=task_id,
+        started_at=ts(item.get("startedAt")),
+        completed_at=ts(item.get("completedAt")) if item.get("status") not in ("running", "pending") else None,
+    )
+    at = ts(item.get("startedAt"))
+    if crid:
+        proj.mentions.setdefault(("client_request", crid), (at, item_id))
+
+
+def upsert_subagent(proj: Projection, row: dict[str, Any], at: datetime | None) -> None:
+    """Upsert a task row, remembering its first wake policy and a live flip to `always`."""
+    task_id = str(row.get("id"))
+    wake = string(row.get("completionWake")) or "settled_only"
+    previous = proj.subagents.get(task_id)
+    proj.wake_first.setdefault(task_id, wake)
+    if previous is not None:
+        before = string(previous.get("completionWake")) or "settled_only"
+        if before == "settled_only" and wake == "always" and task_id not in proj.wake_flipped_at:
+            proj.wake_flipped_at[task_id] = at or ts(row.get("updatedAt"))
+    proj.subagents[task_id] = row
+
+
+def _upsert_run(proj: Projection, run: dict[str, Any], at: datetime | None) -> None:
+    run_id = str(run.get("id"))
+    status = str(run.get("status"))
+    before = proj.runs.get(run_id)
+    if before is None or before.get("status") != status or run_id not in proj.run_since:
+        proj.run_since[run_id] = (status, at or _status_time(run))
+    proj.runs[run_id] = run
+
+
+def _status_time(run: dict[str, Any]) -> datetime | None:
+    status = run.get("status")
+    if status in TERMINAL_RUN:
+        return ts(run.get("completedAt"))
+    if status in ("starting", "running"):
+        return ts(run.get("startedAt")) or ts(run.get("requestedAt"))
+    if status in ("queued", "preparing"):
+        return ts(run.get("requestedAt"))
+    return None  # `waiting`: unknown from the row alone
+
+
+def _note_transfer(proj: Projection, transfer: dict[str, Any]) -> None:
+    if transfer.get("type") == "subagent_result" and (src := string(transfer.get("sourceThreadId"))):
+        proj.published.add(src)
+
+
+def from_snapshot(projection: dict[str, Any], keep: Projection | None) -> Projection:
+    """A fresh projection from a snapshot; wake flips seen live survive (snapshots lack them)."""
+    proj = Projection(app_thread=obj(projection.get("thread")) or None)
+    for run in objs(projection.get("runs")):
+        _upsert_run(proj, run, None)
+    for att in objs(projection.get("attempts")):
+        proj.attempts[str(att.get("id"))] = att
+    for turn in objs(projection.get("providerTurns")):
+        proj.turns[str(turn.get("id"))] = turn
+        _note_progress(proj, "provider-turn", turn)
+    for pt in objs(projection.get("providerThreads")):
+        proj.provider_threads[str(pt.get("id"))] = pt
+    for sess in objs(projection.get("providerSessions")):
+        proj.provider_sessions[str(sess.get("id"))] = sess
+    for req in objs(projection.get("runtimeRequests")):
+        proj.runtime_requests[str(req.get("id"))] = req
+    for msg in objs(projection.get("messages")):
+        _apply_message(proj, msg)
+    for row in objs(projection.get("subagents")):
+        upsert_subagent(proj, row, None)
+    for transfer in objs(projection.get("contextTransfers")):
+        _note_transfer(proj, transfer)
+    for item in objs(projection.get("turnItems")):
+        _apply_turn_item(proj, item)
+    for plan in objs(projection.get("plans")):
+        _note_progress(proj, "plan", plan)
+    if keep is not None:
+        for task_id, first in keep.wake_first.items():
+            if task_id in proj.subagents:
+                proj.wake_first[task_id] = first
+        for task_id, flipped in keep.wake_flipped_at.items():
+            if task_id in proj.subagents:
+                proj.wake_flipped_at[task_id] = flipped
+        proj.detaches = list(keep.detaches)
+        proj.attached_at = dict(keep.attached_at)
+    return proj
+
+
+def _apply_message(proj: Projection, msg: dict[str, Any]) -> None:
+    proj.messages[str(msg.get("id"))] = msg
+    _note_progress(proj, "message", msg)
+    if msg.get("role") == "assistant" and isinstance(msg.get("text"), str):
+        _note_mentions(proj, msg["text"], ts(msg.get("createdAt")), str(msg.get("id")))
+
+
+def _apply_turn_item(proj: Projection, item: dict[str, Any]) -> None:
+    _note_progress(proj, "turn-item", item)
+    if _is_delegate_tool(item):
+        _note_tool_call(proj, item)
+
+
+_ENTITY_EVENTS = frozenset({
+    "run.created", "run.updated", "run-attempt.created", "run-attempt.updated", "subagent.updated",
+    "provider-session.attached", "provider-session.updated", "provider-thread.updated",
+    "provider-turn.updated", "runtime-request.updated", "message.updated", "turn-item.updated",
+})
+
+
+def check_event(event: dict[str, Any]) -> None:
+    """Reject an event the reducer cannot apply, before anything changes."""
+    etype = event.get("type")
+    if not isinstance(etype, str) or not etype:
+        raise ModelInputError("thread event has no string `type`")
+    if etype in _ENTITY_EVENTS and not string(obj(event.get("payload")).get("id")):
+        raise ModelInputError(f"thread event {etype!r}: payload has no string `id`")
+
+
+def apply_event(proj: Projection, event: dict[str, Any]) -> str:
+    """Apply one domain event; returns what it touched ("thread", "subagent", "session", ...)."""
+    check_event(event)
+    etype = str(event["type"])
+    payload = obj(event.get("payload"))
+    at = ts(event.get("occurredAt"))
+    if etype.startswith("thread."):
+        if payload:
+            proj.app_thread = payload
+        return "thread"
+    if etype in ("run.created", "run.updated"):
+        _upsert_run(proj, payload, at)
+        return "run"
+    if etype.startswith("run-attempt."):
+        proj.attempts[str(payload.get("id"))] = payload
+        return "run"
+    if etype == "subagent.updated":
+        upsert_subagent(proj, payload, at)
+        return "subagent"
+    if etype in ("provider-session.attached", "provider-session.updated"):
+        proj.provider_sessions[str(payload.get("id"))] = payload
+        if etype == "provider-session.attached":
+            proj.attached_at[str(payload.get("id"))] = at
+        return "session"
+    if etype == "provider-session.detached":
+        sid = string(payload.get("providerSessionId"))
+        if sid:
+            proj.detaches.append((sid, ts(payload.get("detachedAt")) or at, string(payload.get("reason"))))
+        return "detached"
+    if etype == "provider-thread.updated":
+        proj.provider_threads[str(payload.get("id"))] = payload
+        return "session"
+    if etype == "provider-turn.updated":
+        proj.turns[str(payload.get("id"))] = payload
+        _note_progress(proj, "provider-turn", payload)
+        return "progress"
+    if etype == "runtime-request.updated":
+        proj.runtime_requests[str(payload.get("id"))] = payload
+        return "request"
+    if etype == "message.updated":
+        _apply_message(proj, payload)
+        return "message"
+    if etype == "turn-item.updated":
+        _apply_turn_item(proj, payload)
+        return "progress"
+    if etype == "plan.updated":
+        _note_progress(proj, "plan", payload)
+        return "progress"
+    if etype.startswith("context-transfer."):
+        _note_transfer(proj, payload)
+        return "transfer"
+    return "other"

@@ -1,0 +1,116 @@
+"""One supervisor state per thread, with a reason and (when the data says) since when."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from t3tui.model.context import ThreadContext
+from t3tui.model.findings import (
+    ORPHANED_DELIVERY,
+    PHANTOM_CHILD,
+    SERIALIZED_WAIT,
+    STUCK,
+    Finding,
+)
+from t3tui.model.rows import (
+    CREATING,
+    DONE,
+    DRAINING,
+    IDLE,
+    NEEDS_INPUT,
+    QUEUED,
+    RUNNING,
+    SETTLED,
+    STUCK_STATE,
+    WAITING,
+)
+
+
+@dataclass(frozen=True)
+class Derived:
+    state: str
+    reason: str
+    since: datetime | None
+    overlays: tuple[str, ...]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _done_reason(ctx: ThreadContext) -> str:
+    task = ctx.task
+    assert task is not None
+    status = "" if task.status == "completed" else f" ({task.status})"
+    if task.delivery in ("pending", "claimed"):
+        return f"done{status} · not yet seen by parent"
+    if task.delivery == "disposed":
+        return f"done{status} · parent will not be told"
+    return f"done{status}"
+
+
+def _waiting_reason(ctx: ThreadContext) -> str | None:
+    own = ctx.own
+    parts = []
+    if ctx.busy_children:
+        n = ctx.busy_children
+        parts.append(f"{n} {'child' if n == 1 else 'children'}")
+    if ctx.undelivered_children:
+        parts.append(_plural(ctx.undelivered_children, "undelivered result"))
+    if own.background_tasks:
+        parts.append(_plural(own.background_tasks, "background task"))
+    return f"waiting ({', '.join(parts)})" if parts else None
+
+
+def derive(ctx: ThreadContext, findings: list[Finding]) -> Derived:
+    """Primary state by precedence (docs/ARCHITECTURE.md "model/"), plus overlays."""
+    own, task = ctx.own, ctx.task
+    stuck = [f for f in findings if f.kind == STUCK]
+    overlays = []
+    if own.settled:
+        overlays.append("settled")
+    if any(f.kind == ORPHANED_DELIVERY for f in findings):
+        overlays.append("orphaned-delivery")
+    if stuck:
+        overlays.append("stuck?")
+    if any(f.kind == SERIALIZED_WAIT for f in findings):
+        overlays.append("serialized")
+    if any(f.kind == PHANTOM_CHILD for f in findings):
+        overlays.append("phantom")
+    if ctx.provider_native:
+        overlays.append("provider-native")
+
+    def out(state: str, reason: str, since: datetime | None) -> Derived:
+        return Derived(state, reason, since, tuple(overlays))
+
+    if own.pending is not None:
+        return out(NEEDS_INPUT, f"needs input: {own.pending.kind}", own.pending.created_at)
+    if stuck:
+        top = stuck[0]
+        return out(STUCK_STATE, f"stuck? {top.reason}", top.since)
+    if not own.has_record and task is not None and not task.terminal:
+        return out(CREATING, "creating", task.started_at)
+    if own.activity == "preparing" or (own.activity is None and own.status in ("queued", "preparing")):
+        return out(QUEUED, "queued", own.run_requested_at)
+    if own.activity in ("starting", "running"):
+        if ctx.blocked_on:
+            first = ctx.blocked_on[0]
+            name = first.title or first.client_request_id or first.task_id
+            more = f" (+{len(ctx.blocked_on) - 1})" if len(ctx.blocked_on) > 1 else ""
+            return out(WAITING, f"waiting on {name}{more}", first.started_at)
+        return out(RUNNING, own.activity, own.run_started_at)
+    if own.activity == "waiting":
+        return out(DRAINING, "draining", own.activity_since or own.provider_turn_ended_at)
+    waiting = _waiting_reason(ctx)
+    if waiting:
+        return out(WAITING, waiting, own.run_completed_at)
+    if task is not None and task.terminal:
+        return out(DONE, _done_reason(ctx), task.completed_at)
+    if own.settled:
+        return out(SETTLED, "settled", own.settled_at)
+    if own.status in (None, "idle"):
+        return out(IDLE, "no runs", own.created_at)
+    if own.status == "completed":
+        return out(IDLE, "idle", own.run_completed_at)
+    return out(IDLE, f"idle (last run {own.status})", own.run_completed_at)

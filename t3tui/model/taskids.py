@@ -1,0 +1,45 @@
+"""Delegated-task ids (delegation.md §3.4) and task mentions in agent text."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import unquote
+
+TASK_PREFIX = "node:delegated-task:"
+CHILD_PREFIX = "thread:delegated-task:"
+_MARK = ":delegate-task:"
+
+_ID_CHARS = r"[A-Za-z0-9%._~\-]+"
+_TASK_RE = re.compile(r"(?:node|thread):delegated-task:" + _ID_CHARS)
+_CRID_RE = re.compile(r"client_?request_?id[\"'`]?\s*[:=]\s*[\"'`]?([A-Za-z0-9][\w.:\-]{0,255})", re.I)
+
+
+def client_request_id(task_or_child_id: str | None) -> str | None:
+    """The caller's clientRequestId encoded in a task (or child thread) id, if any."""
+    if not task_or_child_id:
+        return None
+    for prefix in (TASK_PREFIX, CHILD_PREFIX):
+        if task_or_child_id.startswith(prefix):
+            command_id = unquote(task_or_child_id[len(prefix):])
+            _, mark, rest = command_id.partition(_MARK)
+            return (rest or None) if mark else None
+    return None
+
+
+def task_id_for_child(child_thread_id: str) -> str | None:
+    """The task id matching a `thread:delegated-task:` child id (same encoded command id)."""
+    if child_thread_id.startswith(CHILD_PREFIX):
+        return TASK_PREFIX + child_thread_id[len(CHILD_PREFIX):]
+    return None
+
+
+def mentions(text: str) -> set[tuple[str, str]]:
+    """(`task`, task id) and (`client_request`, id) pairs named in free text."""
+    found: set[tuple[str, str]] = set()
+    for match in _TASK_RE.findall(text):
+        token = match.rstrip(".")
+        task = task_id_for_child(token) or token
+        found.add(("task", task))
+    for crid in _CRID_RE.findall(text):
+        found.add(("client_request", crid.rstrip(".:")))
+    return found

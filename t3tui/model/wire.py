@@ -1,0 +1,86 @@
+"""Tolerant reading of wire-shaped data (camelCase dicts) handed to the model."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+
+class ModelInputError(ValueError):
+    """An item the model cannot apply; the model's state is left unchanged."""
+
+
+def as_wire(obj: Any, what: str) -> dict[str, Any]:
+    """A protocol model (via its `to_wire()`) or a mapping, as a plain wire dict."""
+    if isinstance(obj, Mapping):
+        return dict(obj)
+    to_wire = getattr(obj, "to_wire", None)
+    if callable(to_wire):
+        wire = to_wire()
+        if isinstance(wire, Mapping):
+            return dict(wire)
+    raise ModelInputError(f"{what}: expected a protocol item or a JSON object, got {type(obj).__name__}")
+
+
+def obj(value: Any) -> dict[str, Any]:
+    """A nested object, or {} when absent or not an object."""
+    return value if isinstance(value, dict) else {}
+
+
+def objs(value: Any) -> list[dict[str, Any]]:
+    """A list of objects, skipping anything that is not one."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def ts(value: Any) -> datetime | None:
+    """An ISO-8601 timestamp (or datetime) as an aware UTC datetime; None when unreadable."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def iso(value: datetime | None) -> str | None:
+    """The wire form `2026-10-04T12:00:00.000Z`."""
+    if value is None:
+        return None
+    utc = value.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def latest(*values: datetime | None) -> datetime | None:
+    present = [v for v in values if v is not None]
+    return max(present) if present else None
+
+
+def earliest(*values: datetime | None) -> datetime | None:
+    present = [v for v in values if v is not None]
+    return min(present) if present else None
+
+
+def sequence_of(item: Mapping[str, Any], key: str = "sequence") -> int:
+    value = item.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ModelInputError(f"stream item {item.get('kind')!r}: `{key}` must be an integer")
+    return value
+
+
+def maybe_json(value: Any) -> Any:
+    """Tool inputs/outputs may be JSON text; decode it when it is, else return it unchanged."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
