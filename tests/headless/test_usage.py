@@ -1,0 +1,54 @@
+"""Headless CLI usage errors: missing server, bad flags, unreachable server. No tracebacks."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from t3tui.cli import build_parser, main
+
+SUBCOMMANDS = (["status"], ["watch"], ["checkin", "t"], ["settle", "t"], ["interrupt", "t"])
+
+
+@pytest.fixture(autouse=True)
+def no_server_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("T3TUI_URL", "T3CODE_URL", "T3TUI_TOKEN", "T3CODE_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.mark.parametrize("argv", SUBCOMMANDS)
+def test_without_a_server_each_command_says_so_and_exits_2(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("t3tui: no server given")
+    assert "--url" in err and "T3TUI_TOKEN" in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_server_flags_work_before_and_after_the_subcommand() -> None:
+    parser = build_parser()
+    before = parser.parse_args(["--url", "h:1", "--token", "x", "status"])
+    after = parser.parse_args(["status", "--url", "h:1", "--token", "x"])
+    assert (before.url, before.token) == (after.url, after.token) == ("h:1", "x")
+
+
+def test_a_bad_timeout_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["checkin", "t", "--timeout", "soon", "--url", "h:1", "--token", "x"])
+    assert info.value.code == 2
+    assert "not a number of seconds" in capsys.readouterr().err
+
+
+def test_an_unreachable_server_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    argv = ["status", "--url", f"127.0.0.1:{port}", "--token", "secret-xyz",
+            "--connect-timeout", "0.5"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("t3tui: not synchronized within 0.5s") and "cannot reach" in err
+    assert "secret-xyz" not in err and "Traceback" not in err
