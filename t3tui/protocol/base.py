@@ -101,17 +101,21 @@ def validate_as(name: str, validate: Any, obj: Any) -> Any:
         raise ProtocolError(f"invalid {name}: {exc}") from exc
 
 
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def parse_json(text: str | bytes | bytearray) -> Any:
-    """`json.loads` that raises `ProtocolError` on anything unparsable."""
+    """`json.loads` that raises `ProtocolError` on anything unparsable (NaN/Infinity included)."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_reject_constant)
     except (ValueError, TypeError, RecursionError) as exc:
         raise ProtocolError(f"frame is not valid JSON: {exc}") from exc
 
 
 def dumps(obj: Any) -> str:
     """Compact JSON, UTF-8 kept as is."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 class WireModel(BaseModel):

@@ -16,6 +16,8 @@ BAD_SERVER_FRAMES = [
     "null",
     "[1, 2]",
     "[[]]",
+    '{"_tag":"Chunk","requestId":"1","values":[NaN]}',
+    '{"_tag":"Defect","defect":Infinity}',
     "{}",
     '{"requestId":"1","values":[]}',
     '{"_tag":42}',
