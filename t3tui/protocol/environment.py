@@ -76,11 +76,10 @@ class WebsocketTicket(WireModel):
     ticket: str
     expires_at: Timestamp | None = None
 
-    def __repr__(self) -> str:
-        # The ticket is a credential: keep it out of logs and tracebacks.
-        return f"WebsocketTicket(ticket=<redacted>, expires_at={self.expires_at!r})"
-
-    __str__ = __repr__
+    def __repr_args__(self) -> Any:
+        # The ticket is a credential: keep it out of logs, tracebacks and rich reprs.
+        yield "ticket", "<redacted>"
+        yield "expires_at", self.expires_at
 
 
 class OAuthTokenResponse(WireModel):
@@ -94,10 +93,10 @@ class OAuthTokenResponse(WireModel):
 
     wire_optional = frozenset({"issued_token_type", "expires_in", "scope"})
 
-    def __repr__(self) -> str:
-        return f"OAuthTokenResponse(access_token=<redacted>, token_type={self.token_type!r})"
-
-    __str__ = __repr__
+    def __repr_args__(self) -> Any:
+        yield "access_token", "<redacted>"
+        yield "token_type", self.token_type
+        yield "expires_in", self.expires_in
 
 
 class AuthInvalidBody(WireModel):

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from rich.pretty import pretty_repr
 
 from t3tui import protocol as p
 
@@ -162,10 +163,11 @@ def test_environment_and_auth_bodies() -> None:
     assert env.capabilities.connection_probe is True
     legacy = {k: v for k, v in example("environment descriptor").items() if k != "orchestrationProtocolVersion"}
     assert p.EnvironmentDescriptor.from_wire(legacy).protocol_version == 1
-    ticket = p.WebsocketTicket.from_wire(example("websocket ticket"))
-    assert ticket.ticket not in repr(ticket) and ticket.ticket not in str(ticket)
+    ticket = p.WebsocketTicket.from_wire({**example("websocket ticket"), "ticket": "wst_sekrit"})
     token = p.OAuthTokenResponse.from_wire({**example("oauth token response"), "access_token": "sekrit"})
-    assert "sekrit" not in repr(token)
+    for secret in (ticket, token):
+        for shown in (repr(secret), str(secret), pretty_repr(secret), f"{secret!r}"):
+            assert "sekrit" not in shown and "<redacted>" in shown
     assert p.AuthInvalidBody.from_wire(example("401 body")).code == "auth_invalid"
     assert p.ProtocolIncompatibleBody.from_wire(example("426 body")).orchestration_protocol_version == 2
 
