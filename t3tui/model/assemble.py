@@ -140,7 +140,7 @@ class Assembler:
         kids = self.visible_children(thread_id)
         blocked = []
         for task in own.tasks:
-            if task.mode != "wait" or task.wait_result != "open" or task.run_id != own.active_run_id:
+            if task.wait_result(self.now) != "open" or task.run_id != own.active_run_id:
                 continue
             child = task.child_thread_id
             if child and child in ix.records and ix.own(child).has_record:
@@ -213,7 +213,7 @@ class Assembler:
             creation_source=own.creation_source,
             location=(rec.location if rec.shell else "active") if own.has_record else "unknown",
             orphan=rec.parent is not None and not parent_visible,
-            task=task.as_info() if task else None,
+            task=task.as_info(self.now) if task else None,
             pending_request=own.pending,
             latest_message=own.latest_message,
             last_activity_at=own.last_activity_at,

@@ -31,8 +31,8 @@ class TaskFacts:
     completed_at: datetime | None
     updated_at: datetime | None
     flipped_at: datetime | None
-    return_at: datetime | None
-    wait_result: str | None
+    return_at: datetime | None            # the wait's return as events show it
+    budget_at: datetime | None            # startedAt + timeoutMs, when the tool input says
     published: bool
     client_request_id: str | None
 
@@ -40,12 +40,29 @@ class TaskFacts:
     def terminal(self) -> bool:
         return self.status in TERMINAL_TASK
 
-    def as_info(self) -> TaskInfo:
+    def returned_at(self, now: datetime | None = None) -> datetime | None:
+        """When the wait call returned: seen in events, or its budget ran out (by `now`)."""
+        budget = self.budget_at if now is None or (self.budget_at and self.budget_at <= now) else None
+        return earliest(self.return_at, budget)
+
+    def wait_result(self, now: datetime) -> str | None:
+        """`open`, `returned` (the child finished first) or `timed_out`; None for async."""
+        if self.mode != "wait":
+            return None
+        returned = self.returned_at(now)
+        if returned is None:
+            return "open"
+        if self.completed_at is not None and self.completed_at <= returned:
+            return "returned"
+        return "timed_out"
+
+    def as_info(self, now: datetime) -> TaskInfo:
         return TaskInfo(
             task_id=self.task_id, parent_thread_id=self.parent_id, parent_run_id=self.run_id,
             client_request_id=self.client_request_id, title=self.title, origin=self.origin,
             mode=self.mode, completion_wake=self.wake, timeout_ms=self.timeout_ms,
-            wait_result=self.wait_result, wait_returned_at=self.return_at, status=self.status,
+            wait_result=self.wait_result(now), wait_returned_at=self.returned_at(now),
+            status=self.status,
             delivery=self.delivery, started_at=self.started_at, completed_at=self.completed_at,
             result_published=self.published or self.terminal,
         )
@@ -128,12 +145,10 @@ def task_facts(parent_id: str, proj: Projection) -> tuple[TaskFacts, ...]:
         started = ts(row.get("startedAt"))
         completed = ts(row.get("completedAt")) if row.get("status") in TERMINAL_TASK else None
         flipped = proj.wake_flipped_at.get(task_id)
-        return_at = wait_result = None
+        return_at = budget = None
         if mode == "wait":
             budget = started + timedelta(milliseconds=timeout_ms) if started and timeout_ms else None
-            return_at = earliest(flipped, tool.completed_at if tool else None, budget, completed)
-            timed_out = flipped is not None or (budget is not None and (completed is None or budget < completed))
-            wait_result = "open" if return_at is None else ("timed_out" if timed_out else "returned")
+            return_at = earliest(flipped, tool.completed_at if tool else None, completed)
         child = string(row.get("childThreadId"))
         out.append(TaskFacts(
             task_id=task_id, parent_id=parent_id, child_thread_id=child,
@@ -142,7 +157,7 @@ def task_facts(parent_id: str, proj: Projection) -> tuple[TaskFacts, ...]:
             delivery=string(obj(row.get("completionDelivery")).get("state")),
             wake=wake, mode=mode, timeout_ms=timeout_ms, started_at=started,
             completed_at=completed, updated_at=ts(row.get("updatedAt")), flipped_at=flipped,
-            return_at=return_at, wait_result=wait_result,
+            return_at=return_at, budget_at=budget,
             published=(child in proj.published) if child else False,
             client_request_id=crid,
         ))

@@ -24,9 +24,10 @@ def serial_pairs(tasks: tuple[TaskFacts, ...], config: DetectorConfig) -> list[t
     for siblings in by_run.values():
         siblings.sort(key=lambda t: (t.started_at, t.task_id))
         for prev, nxt in itertools.pairwise(siblings):
-            if prev.return_at is None or nxt.started_at is None:
+            returned = prev.returned_at()
+            if returned is None or nxt.started_at is None:
                 continue  # the previous wait is still open: the next one arrived in parallel
-            gap = (nxt.started_at - prev.return_at).total_seconds()
+            gap = (nxt.started_at - returned).total_seconds()
             if -config.serial_tolerance_s <= gap <= config.serial_window_s:
                 pairs.append((prev, nxt))
     return pairs
@@ -39,11 +40,11 @@ def serialized_findings(ctx: ThreadContext, config: DetectorConfig, now: datetim
     names = [p.title or p.client_request_id or p.task_id for pair in pairs[:1] for p in pair]
     evidence = [
         {"runId": prev.run_id, "previousTaskId": prev.task_id, "previousTitle": prev.title,
-         "previousReturnedAt": iso(prev.return_at), "previousWaitResult": prev.wait_result,
+         "previousReturnedAt": iso(prev.returned_at()), "previousWaitResult": prev.wait_result(now),
          "previousTimeoutMs": prev.timeout_ms, "nextTaskId": nxt.task_id, "nextTitle": nxt.title,
          "nextArrivedAt": iso(nxt.started_at),
-         "gapSeconds": round((nxt.started_at - prev.return_at).total_seconds(), 3)}
-        for prev, nxt in pairs if prev.return_at and nxt.started_at
+         "gapSeconds": round((nxt.started_at - returned).total_seconds(), 3)}
+        for prev, nxt in pairs if (returned := prev.returned_at()) and nxt.started_at
     ]
     return [Finding(
         SERIALIZED_WAIT, ctx.own.id, "serial-arrival",
