@@ -55,3 +55,32 @@ def view_at(sup: Supervisor, seconds: float) -> SupervisorView:
 
 def now(seconds: float) -> datetime:
     return at(seconds)
+
+
+def frame_time(frame: dict[str, Any]) -> datetime | None:
+    """When a frame happened: its event's occurredAt or its shell row's updatedAt."""
+    from t3tui.model.wire import ts
+
+    item = frame.get("item", {})
+    if item.get("kind") == "event":
+        return ts(item["event"].get("occurredAt"))
+    if item.get("kind") == "thread.updated":
+        return ts(item["thread"].get("updatedAt"))
+    return None
+
+
+def sweep(name: str, seconds: list[float], *, config: DetectorConfig | None = None):
+    """Replay a live fixture in simulated time: before each view at T, apply the frames that
+    happened at or before T. Yields (T, view)."""
+    sup = Supervisor(config)
+    frames = [fr for fr in load(name)["live"] if "mark" not in fr]
+    i = 0
+    for t in sorted(seconds):
+        limit = at(t)
+        while i < len(frames):
+            when = frame_time(frames[i])
+            if when is not None and when > limit:
+                break
+            feed(sup, [frames[i]])
+            i += 1
+        yield t, sup.view(limit)

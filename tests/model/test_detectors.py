@@ -1,0 +1,200 @@
+"""Every detector on recorded frame sequences, with the seed timelines and healthy controls."""
+
+from __future__ import annotations
+
+import pytest
+
+from t3tui.model import DetectorConfig
+from tests.model.factory import task_ids
+from tests.model.replay import supervisor, sweep, view_at
+
+A_TASK, A_CHILD = task_ids("probe-a")
+B_TASK, B_CHILD = task_ids("probe-b")
+READY_TASK, READY_CHILD = task_ids("ready-1")
+P = "thread-parent"
+
+
+def rules(view, thread_id):
+    row = view.row(thread_id)
+    assert row is not None, f"{thread_id} not shown"
+    return [f.rule for f in row.findings]
+
+
+# -- healthy controls: no finding, ever --------------------------------------------------------
+
+HEALTHY = {
+    "slow_progress": range(0, 1300, 20),
+    "approval": range(0, 2400, 60),
+    "overlapping_async": range(0, 400, 5),
+    "parallel_waits": range(0, 200, 2),
+    "seed004_healthy": range(0, 400, 5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HEALTHY))
+def test_healthy_control_never_flags(name):
+    for t, view in sweep(name, [float(s) for s in HEALTHY[name]]):
+        assert view.findings == (), f"{name} at t={t}: {view.findings}"
+        assert view.exit_code == 0
+
+
+@pytest.mark.parametrize("name", sorted(HEALTHY))
+def test_healthy_control_never_flags_from_snapshots(name):
+    assert view_at(supervisor(name, fresh=True), HEALTHY[name][-1]).findings == ()
+
+
+@pytest.mark.parametrize("name", ["overlapping_async", "seed004_healthy"])
+def test_finished_work_stays_unflagged_a_day_later(name):
+    for fresh in (False, True):
+        assert view_at(supervisor(name, fresh=fresh), 86_400).findings == ()
+
+
+def test_slow_child_is_running_and_parent_waits():
+    view = view_at(supervisor("slow_progress"), 1200)
+    child = view.rows[1]
+    assert (child.state, child.depth) == ("running", 1)
+    assert view.rows[0].state == "waiting"
+    assert view.rows[0].state_reason == "waiting (1 child)"
+
+
+def test_child_waiting_on_approval_needs_input_and_bubbles_up():
+    view = view_at(supervisor("approval"), 2000)
+    parent, child = view.rows
+    assert child.state == "needs-input"
+    assert child.pending_request is not None and child.pending_request.id == "rr-1"
+    assert parent.child_counts == {"needs-input": 1}
+    assert view.counts["needs-input"] == 1
+
+
+def test_overlapping_async_children_parent_waits_then_all_done():
+    mid = view_at(supervisor("overlapping_async", until="both-running"), 30)
+    assert mid.rows[0].state_reason == "waiting (2 children)"
+    end = view_at(supervisor("overlapping_async"), 200)
+    assert [r.state for r in end.rows] == ["idle", "done", "done"]
+    assert all(r.task and r.task.delivery == "delivered" for r in end.rows[1:])
+
+
+# -- seed 000: batched wait calls run one at a time ----------------------------------------------
+
+def test_seed000_phantom_while_second_call_is_held_back():
+    view = view_at(supervisor("seed000_serialized", until="mid-wait"), 45)
+    assert rules(view, P) == ["claimed-not-real"]
+    finding = view.findings[0]
+    assert finding.kind == "phantom_child"
+    assert [m["id"] for m in finding.evidence["missing"]] == ["probe-b"]
+    assert view.row(P).state == "waiting" and view.row(P).state_reason == "waiting on Probe A"
+
+
+def test_seed000_phantom_respects_grace():
+    view = view_at(supervisor("seed000_serialized", until="mid-wait"), 20)
+    assert view.findings == ()
+
+
+def test_seed000_serialized_wait_flagged_once_second_arrives():
+    view = view_at(supervisor("seed000_serialized", until="after-first-return"), 62)
+    assert rules(view, P) == ["serial-arrival"]
+    finding = view.findings[0]
+    assert finding.kind == "serialized_wait"
+    pair = finding.evidence["pairs"][0]
+    assert pair["previousTaskId"] == A_TASK and pair["nextTaskId"] == B_TASK
+    assert pair["previousWaitResult"] == "timed_out"
+    assert 0 <= pair["gapSeconds"] <= 1
+    assert view.row(A_CHILD).findings == () and view.row(B_CHILD).findings == ()
+
+
+def test_seed000_serialized_seen_by_a_fresh_client():
+    view = view_at(supervisor("seed000_serialized", fresh=True), 130)
+    assert [f.kind for f in view.findings] == ["serialized_wait"]
+    assert view.exit_code == 1
+
+
+def test_parallel_waits_not_flagged_even_after_both_time_out():
+    view = view_at(supervisor("parallel_waits"), 130)
+    assert view.findings == ()
+    assert view_at(supervisor("parallel_waits", until="mid-wait"), 45).row(P).state_reason == \
+        "waiting on Probe A (+1)"
+
+
+def test_serial_window_is_configurable():
+    tight = DetectorConfig(serial_tolerance_s=0.0, serial_window_s=0.0)
+    assert view_at(supervisor("seed000_serialized", config=tight), 130).findings == ()
+
+
+# -- seed 004: settle the parent, the shared-session child's check-in run hangs ----------------
+
+def test_seed004_child_flagged_stuck_after_dwell_and_nothing_else():
+    sup = supervisor("seed004_detached")
+    before = view_at(sup, 135)
+    assert before.findings == ()
+    assert before.row(READY_CHILD).state == "running"
+    view = view_at(sup, 141)
+    assert [(f.kind, f.thread_id, f.rule) for f in view.findings] == \
+        [("stuck", READY_CHILD, "session-detached-by-other")]
+    child = view.row(READY_CHILD)
+    assert child.state == "stuck" and "ps-1" in child.state_reason
+    evidence = view.findings[0].evidence
+    assert evidence["detachedByThreadId"] == P and evidence["detachReason"] == "Thread settled."
+    parent = view.row(P)
+    assert parent.settled and parent.state == "waiting" and "settled" in parent.overlays
+
+
+def test_seed004_fresh_client_infers_the_detach_from_the_settle():
+    view = view_at(supervisor("seed004_detached", fresh=True), 141)
+    assert [(f.thread_id, f.rule) for f in view.findings] == [(READY_CHILD, "session-detached-by-other")]
+    assert view.findings[0].evidence["inferred"] is True
+
+
+def test_seed004_before_the_checkin_nothing_is_flagged():
+    for until in ("before-settle", "after-settle"):
+        assert view_at(supervisor("seed004_detached", until=until), 600).findings == ()
+
+
+# -- each stuck / delivery rule -----------------------------------------------------------------
+
+@pytest.mark.parametrize(("thread", "rule", "quiet", "flagged"), [
+    ("t1", "provider-finished-run-running", 29, 31),
+    ("t2", "drain-too-long", 69, 71),
+    ("t3", "no-progress", 244, 246),
+    ("t4", "provider-session-stopped", 29, 31),
+])
+def test_stuck_rule_fires_only_past_its_threshold(thread, rule, quiet, flagged):
+    sup = supervisor("stuck_rules")
+    assert rule not in rules(view_at(sup, quiet), thread)
+    view = view_at(sup, flagged)
+    assert rule in rules(view, thread)
+    assert view.row(thread).state == "stuck"
+    finding = next(f for f in view.row(thread).findings if f.rule == rule)
+    assert finding.kind == "stuck" and finding.reason and finding.evidence
+
+
+def test_stuck_findings_ranked_strongest_first():
+    view = view_at(supervisor("stuck_rules"), 300)
+    assert rules(view, "t1")[0] == "provider-finished-run-running"
+    ranks = [f.rank for f in view.findings]
+    assert ranks == sorted(ranks)
+
+
+def test_undelivered_result_on_the_child():
+    _, child = task_ids("undelivered-5")
+    sup = supervisor("stuck_rules")
+    assert rules(view_at(sup, 79), child) == []
+    view = view_at(sup, 81)
+    assert rules(view, child) == ["undelivered-result"]
+    assert view.row(child).state == "done"
+    assert view.row(child).state_reason == "done · not yet seen by parent"
+    assert view.row("p5").state_reason == "waiting (1 undelivered result)"
+
+
+def test_wake_disposed_while_child_runs_is_an_orphaned_delivery():
+    _, child = task_ids("orphan-6")
+    view = view_at(supervisor("stuck_rules"), 30)
+    assert rules(view, child) == ["wake-disposed-while-running"]
+    row = view.row(child)
+    assert row.state == "running" and "orphaned-delivery" in row.overlays
+    assert view.row(child).findings[0].evidence["cohortDisposition"] == "stopped"
+
+
+def test_thresholds_come_from_config():
+    lenient = DetectorConfig(no_progress_s=600, provider_finished_dwell_s=600)
+    view = view_at(supervisor("stuck_rules", config=lenient), 300)
+    assert rules(view, "t3") == [] and rules(view, "t1") == []
