@@ -1,0 +1,174 @@
+"""The engine's state, and the one path by which it changes: a batch of events.
+
+A batch applies each event to the in-memory projections as it is added (so a handler sees its
+own changes), then commits them to the store in one transaction. If the handler raises, or the
+store fails, the touched projections are restored. Listeners hear every stored event in order,
+right after the commit; effects (talking to providers) run after that.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from t3tui.backend.engine.ids import new_id
+from t3tui.backend.engine.projection import ThreadState
+from t3tui.backend.store import EventStore, StoredEvent
+from t3tui.protocol import format_ts
+
+log = logging.getLogger(__name__)
+
+# events that can change what the scheduler, finalizer or wake planner should do next
+REACTIVE_PREFIXES = ("run.", "subagent.", "thread.")
+
+
+class Batch:
+    """Events of one command (or one engine step), committed together."""
+
+    def __init__(self, core: Core, command_id: str | None, result: dict[str, Any] | None) -> None:
+        self.core = core
+        self.command_id = command_id
+        self.result = result
+        self.events: list[dict[str, Any]] = []
+        self.effects: list[Callable[[], Any]] = []
+        self._undo: dict[str, ThreadState | None] = {}
+        self.sequence = 0  # the last sequence this batch wrote (head, if it wrote none)
+
+    def add(
+        self,
+        thread_id: str,
+        etype: str,
+        payload: dict[str, Any],
+        *,
+        run_id: str | None = None,
+        node_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Apply one event now and queue it for the commit."""
+        event: dict[str, Any] = {"id": new_id("evt"), "threadId": thread_id}
+        if run_id is not None:
+            event["runId"] = run_id
+        if node_id is not None:
+            event["nodeId"] = node_id
+        event.update({"occurredAt": self.core.now(), "type": etype, "payload": payload})
+        threads = self.core.threads
+        if thread_id not in self._undo:
+            existing = threads.get(thread_id)
+            self._undo[thread_id] = existing.copy() if existing is not None else None
+        state = threads.get(thread_id)
+        if state is None:
+            state = threads[thread_id] = ThreadState()
+        state.apply(event)
+        self.events.append(event)
+        return event
+
+    def after(self, effect: Callable[[], Any]) -> None:
+        """Run `effect` once the batch is stored and heard."""
+        self.effects.append(effect)
+
+    def rollback(self) -> None:
+        for thread_id, previous in self._undo.items():
+            if previous is None:
+                self.core.threads.pop(thread_id, None)
+            else:
+                self.core.threads[thread_id] = previous
+
+
+class Core:
+    """Projections of every thread, the store, listeners and the change pulse."""
+
+    def __init__(self, store: EventStore, clock: Callable[[], datetime]) -> None:
+        self.store = store
+        self.clock = clock
+        self.threads: dict[str, ThreadState] = {}
+        self.projects: list[dict[str, Any]] = []
+        self._listeners: list[Callable[[StoredEvent], None]] = []
+        self._open: Batch | None = None
+        self._pulse = asyncio.Event()
+        self.on_committed: Callable[[list[dict[str, Any]]], None] | None = None
+
+    def now(self) -> str:
+        return format_ts(self.clock())
+
+    @property
+    def head(self) -> int:
+        return self.store.head
+
+    def replay(self) -> int:
+        """Rebuild every projection from the store; returns the number of events."""
+        count = 0
+        for _, _, event in self.store.raw_after(0):
+            state = self.threads.get(event["threadId"])
+            if state is None:
+                state = self.threads[event["threadId"]] = ThreadState()
+            state.apply(event)
+            count += 1
+        return count
+
+    @contextmanager
+    def batch(self, command_id: str | None = None, result: dict[str, Any] | None = None
+              ) -> Iterator[Batch]:
+        if self._open is not None:
+            raise RuntimeError("a batch is already open; engine steps must not nest")
+        batch = Batch(self, command_id, result)
+        self._open = batch
+        try:
+            yield batch
+            stored = self._store(batch)
+        except BaseException:
+            batch.rollback()
+            raise
+        finally:
+            self._open = None
+        self._publish(stored)
+        for effect in batch.effects:
+            try:
+                effect()
+            except Exception:  # a provider hiccup must not undo a stored command
+                log.exception("engine effect failed")
+        if self.on_committed is not None and any(
+            e["type"].startswith(REACTIVE_PREFIXES) for e in batch.events
+        ):
+            self.on_committed(batch.events)
+
+    def _store(self, batch: Batch) -> list[StoredEvent]:
+        stored: list[StoredEvent] = []
+        if batch.events or batch.command_id is not None:
+            stored = self.store.append(batch.command_id, batch.events, batch.result)
+        batch.sequence = self.store.head
+        return stored
+
+    def _publish(self, stored: list[StoredEvent]) -> None:
+        for event in stored:
+            for listener in list(self._listeners):
+                try:
+                    listener(event)
+                except Exception:
+                    log.exception("event listener failed")
+        if stored:
+            pulse, self._pulse = self._pulse, asyncio.Event()
+            pulse.set()
+
+    def listen(self, callback: Callable[[StoredEvent], None]) -> Callable[[], None]:
+        self._listeners.append(callback)
+
+        def unlisten() -> None:
+            if callback in self._listeners:
+                self._listeners.remove(callback)
+
+        return unlisten
+
+    async def changed(self, timeout: float | None) -> bool:
+        """Wait for the next commit; False on timeout."""
+        pulse = self._pulse
+        try:
+            await asyncio.wait_for(pulse.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    def state(self, thread_id: str) -> ThreadState | None:
+        return self.threads.get(thread_id)

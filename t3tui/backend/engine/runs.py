@@ -1,0 +1,363 @@
+"""Run lifecycle: start queued runs on a provider, record its notifications, end runs.
+
+Event order follows protocol §9.3. A provider's notifications are the only way a turn's
+progress and completion reach the orchestration: a notification that is never delivered (seed
+004) leaves the run `running`, exactly as upstream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from t3tui.backend.engine import entities
+from t3tui.backend.engine.core import Batch, Core
+from t3tui.backend.engine.ids import new_id
+from t3tui.backend.engine.sessions import SessionManager
+from t3tui.backend.provider import Notification
+from t3tui.backend.provider.agent import ToolHost
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_SECONDS = 1.0
+_ITEM_TERMINAL = frozenset({"completed", "failed", "cancelled", "interrupted"})
+
+
+@dataclass
+class TurnBinding:
+    """Where a provider turn's notifications land in the orchestration."""
+
+    thread_id: str
+    run_id: str
+    attempt_id: str
+    root_node_id: str
+    provider_turn_id: str
+    provider_thread_id: str
+    instance: str
+    session_id: str
+    native_turn: str
+    tokens: int = 0
+    last_heartbeat: float = 0.0
+    requests: dict[str, str] = field(default_factory=dict)  # request id -> native request ref
+
+
+class RunManager:
+    def __init__(
+        self,
+        core: Core,
+        sessions: SessionManager,
+        *,
+        drain_seconds: float,
+        tools_for: Callable[[str, str, str], ToolHost],
+    ) -> None:
+        self.core = core
+        self.sessions = sessions
+        self.drain_seconds = drain_seconds
+        self.tools_for = tools_for
+        self.on_terminal: Callable[[Batch, str, dict[str, Any]], None] | None = None
+        self._bindings: dict[str, TurnBinding] = {}
+        self._by_run: dict[str, TurnBinding] = {}
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        for provider in sessions.providers.values():
+            provider.sink = self.on_notification
+
+    def binding(self, run_id: str) -> TurnBinding | None:
+        return self._by_run.get(run_id)
+
+    # scheduling
+
+    def create_run(self, batch: Batch, thread_id: str, run: dict[str, Any]) -> None:
+        batch.add(thread_id, "run.created", run, run_id=run["id"])
+
+    def new_run(self, thread_id: str, message_id: str, *, front: bool = False,
+                restart_of: str | None = None) -> dict[str, Any]:
+        """A queued run entity (not yet added) for the thread's queue."""
+        state = self.core.threads[thread_id]
+        positions = [r.get("queuePosition") or 0 for r in state.queued_runs()]
+        position = (min(positions) - 1 if front else max(positions) + 1) if positions else 1
+        return entities.run(thread=state.thread or {}, ordinal=len(state.coll["runs"]) + 1,
+                            message_id=message_id, queue_position=position, now=self.core.now(),
+                            restart_of=restart_of)
+
+    def start_ready(self) -> None:
+        """Start the head of every idle thread's queue."""
+        for thread_id, state in list(self.core.threads.items()):
+            if state.executing_run() is None and state.queued_runs():
+                self.start(thread_id, state.queued_runs()[0])
+
+    def start(self, thread_id: str, run: dict[str, Any]) -> None:
+        state = self.core.threads[thread_id]
+        message = state.get("messages", run.get("userMessageId")) or {}
+        run_id = run["id"]
+        with self.core.batch() as b:
+            now = self.core.now()
+            run = {**run, "status": "starting", "startedAt": now, "queuePosition": None}
+            b.add(thread_id, "run.updated", run, run_id=run_id)
+            provider, session_id, pthread = self.sessions.bind(b, thread_id, run)
+            attempt_id = new_id("attempt")
+            root = entities.node(thread_id=thread_id, run_id=run_id, kind="root_turn",
+                                 status="running", now=now, provider_thread_id=pthread["id"])
+            native_turn = provider.new_turn_ref()
+            pturn = {"id": new_id("pturn"), "providerThreadId": pthread["id"],
+                     "nodeId": root["id"], "runAttemptId": attempt_id,
+                     "nativeTurnRef": native_turn, "ordinal": run["ordinal"],
+                     "status": "running", "startedAt": now, "completedAt": None,
+                     "tokenUsage": {"usedTokens": 0, "updatedAt": now}}
+            b.add(thread_id, "run-attempt.created", {
+                "id": attempt_id, "runId": run_id, "attemptOrdinal": 1, "rootNodeId": root["id"],
+                "providerInstanceId": provider.name, "providerThreadId": pthread["id"],
+                "providerTurnId": pturn["id"], "reason": "initial", "status": "running",
+                "startedAt": now, "completedAt": None}, run_id=run_id)
+            b.add(thread_id, "node.updated", {**root, "providerTurnId": pturn["id"]},
+                  run_id=run_id, node_id=root["id"])
+            b.add(thread_id, "run.updated", {**run, "status": "running", "rootNodeId": root["id"],
+                                             "activeAttemptId": attempt_id,
+                                             "providerThreadId": pthread["id"]}, run_id=run_id)
+            b.add(thread_id, "provider-turn.updated", pturn, run_id=run_id)
+            binding = TurnBinding(thread_id, run_id, attempt_id, root["id"], pturn["id"],
+                                  pthread["id"], provider.name, session_id, native_turn)
+            self._bindings[native_turn] = binding
+            self._by_run[run_id] = binding
+            tools = self.tools_for(thread_id, run_id, session_id)
+            env = {"T3TUI_THREAD_ID": thread_id, "T3TUI_RUN_ID": run_id}
+            b.after(lambda: provider.start_turn(session_id, pthread["nativeThreadRef"],
+                                                native_turn, message.get("text", ""), tools, env))
+
+    # provider notifications
+
+    def on_notification(self, note: Notification) -> None:
+        binding = self._bindings.get(note.native_turn)
+        if binding is None:
+            return  # a turn this orchestration no longer tracks (torn down or recovered)
+        handler = {
+            "item": self._on_item, "message": self._on_message, "request": self._on_request,
+            "completed": self._on_completed, "failed": self._on_failed,
+            "interrupted": self._on_interrupted,
+        }.get(note.kind)
+        if handler is not None:
+            handler(binding, note.data)
+
+    def _item_ordinal(self, thread_id: str, item_id: str) -> int:
+        items = self.core.threads[thread_id].coll["turnItems"]
+        existing = items.get(item_id)
+        return existing["ordinal"] if existing else len(items) + 1
+
+    def _on_item(self, binding: TurnBinding, data: dict[str, Any]) -> None:
+        fields = {k: v for k, v in data.items() if k not in ("itemRef", "type", "title", "status")}
+        item_id = f"item-{binding.provider_turn_id}-{data['itemRef']}"
+        status = data.get("status", "running")
+        state = self.core.threads[binding.thread_id]
+        with self.core.batch() as b:
+            now = self.core.now()
+            previous = state.get("turnItems", item_id)
+            item = entities.turn_item(
+                item_id=item_id, item_type=data["type"], thread_id=binding.thread_id,
+                run_id=binding.run_id, ordinal=self._item_ordinal(binding.thread_id, item_id),
+                status=status, now=now, fields=fields, title=data.get("title"),
+                provider_thread_id=binding.provider_thread_id,
+                provider_turn_id=binding.provider_turn_id, node_id=binding.root_node_id,
+                native_item_ref=data["itemRef"], completed=status in _ITEM_TERMINAL)
+            if previous is not None:
+                item["startedAt"] = previous["startedAt"]
+            b.add(binding.thread_id, "turn-item.updated", item, run_id=binding.run_id)
+            self._heartbeat(b, binding, len(str(fields.get("output", ""))) // 4)
+
+    def _heartbeat(self, batch: Batch, binding: TurnBinding, tokens: int) -> None:
+        binding.tokens = max(binding.tokens, tokens)
+        now = asyncio.get_running_loop().time()
+        if now - binding.last_heartbeat < HEARTBEAT_SECONDS:
+            return
+        binding.last_heartbeat = now
+        pturn = self.core.threads[binding.thread_id].get("providerTurns", binding.provider_turn_id)
+        if pturn is not None and pturn["status"] == "running":
+            usage = {"usedTokens": binding.tokens, "updatedAt": self.core.now()}
+            batch.add(binding.thread_id, "provider-turn.updated", {**pturn, "tokenUsage": usage},
+                      run_id=binding.run_id)
+
+    def _on_message(self, binding: TurnBinding, data: dict[str, Any]) -> None:
+        message_id = f"msg-{binding.provider_turn_id}-{data['messageRef']}"
+        with self.core.batch() as b:
+            now = self.core.now()
+            b.add(binding.thread_id, "message.updated", entities.message(
+                thread_id=binding.thread_id, message_id=message_id, role="assistant",
+                text=data["text"], created_by="agent", creation_source="provider",
+                run_id=binding.run_id, now=now, streaming=bool(data.get("streaming")),
+                node_id=binding.root_node_id), run_id=binding.run_id)
+            item_id = f"item-{message_id}"
+            b.add(binding.thread_id, "turn-item.updated", entities.turn_item(
+                item_id=item_id, item_type="assistant_message", thread_id=binding.thread_id,
+                run_id=binding.run_id, ordinal=self._item_ordinal(binding.thread_id, item_id),
+                status="completed", now=now, completed=True,
+                fields={"messageId": message_id, "text": data["text"], "streaming": False},
+                provider_thread_id=binding.provider_thread_id,
+                provider_turn_id=binding.provider_turn_id, node_id=binding.root_node_id),
+                run_id=binding.run_id)
+            self._heartbeat(b, binding, binding.tokens + len(data["text"]) // 4 + 1)
+
+    def _on_request(self, binding: TurnBinding, data: dict[str, Any]) -> None:
+        request_id = new_id("rr")
+        binding.requests[request_id] = data["requestRef"]
+        with self.core.batch() as b:
+            now = self.core.now()
+            node = entities.node(thread_id=binding.thread_id, run_id=binding.run_id,
+                                 kind="approval_request", status="waiting", now=now,
+                                 parent_node_id=binding.root_node_id,
+                                 root_node_id=binding.root_node_id,
+                                 provider_turn_id=binding.provider_turn_id,
+                                 runtime_request_id=request_id)
+            b.add(binding.thread_id, "node.updated", node, run_id=binding.run_id,
+                  node_id=node["id"])
+            b.add(binding.thread_id, "runtime-request.updated", {
+                "id": request_id, "nodeId": node["id"], "providerTurnId": binding.provider_turn_id,
+                "nativeRequestRef": data["requestRef"], "kind": data.get("requestKind", "command"),
+                "status": "pending",
+                "responseCapability": {"type": "live", "providerSessionId": binding.session_id},
+                "createdAt": now, "resolvedAt": None}, run_id=binding.run_id)
+            item_id = f"item-{request_id}"
+            b.add(binding.thread_id, "turn-item.updated", entities.turn_item(
+                item_id=item_id, item_type="approval_request", thread_id=binding.thread_id,
+                run_id=binding.run_id, ordinal=self._item_ordinal(binding.thread_id, item_id),
+                status="pending", now=now, node_id=node["id"], title="Approval requested",
+                fields={"requestId": request_id, "requestKind": data.get("requestKind", "command"),
+                        "prompt": data.get("prompt"),
+                        "options": [{"decision": "accept", "label": "Approve"},
+                                    {"decision": "decline", "label": "Decline"}]},
+                provider_thread_id=binding.provider_thread_id,
+                provider_turn_id=binding.provider_turn_id), run_id=binding.run_id)
+
+    def _on_completed(self, binding: TurnBinding, data: dict[str, Any]) -> None:
+        state = self.core.threads[binding.thread_id]
+        with self.core.batch() as b:
+            now = self.core.now()
+            pturn = state.get("providerTurns", binding.provider_turn_id) or {}
+            b.add(binding.thread_id, "provider-turn.updated",
+                  {**pturn, "status": "completed", "completedAt": now}, run_id=binding.run_id)
+            run = state.get("runs", binding.run_id) or {}
+            b.add(binding.thread_id, "run.updated", {**run, "status": "waiting"},
+                  run_id=binding.run_id)
+            checkpoint_id = new_id("checkpoint")
+            b.add(binding.thread_id, "checkpoint.captured", {
+                "id": checkpoint_id, "threadId": binding.thread_id, "runId": binding.run_id,
+                "scopeId": None, "status": "ready", "files": [], "createdAt": now},
+                run_id=binding.run_id)
+        # the drain: a short post-completion `waiting`, as upstream finalizes the turn
+        self._timers[binding.run_id] = asyncio.get_running_loop().call_later(
+            self.drain_seconds, self._finish_drain, binding, checkpoint_id)
+
+    def _finish_drain(self, binding: TurnBinding, checkpoint_id: str) -> None:
+        self._timers.pop(binding.run_id, None)
+        if self._by_run.get(binding.run_id) is not binding:
+            return
+        with self.core.batch() as b:
+            self._end(b, binding, "completed", {"checkpointId": checkpoint_id})
+
+    def _on_failed(self, binding: TurnBinding, data: dict[str, Any]) -> None:
+        with self.core.batch() as b:
+            now = self.core.now()
+            item_id = f"item-{binding.provider_turn_id}-error"
+            b.add(binding.thread_id, "turn-item.updated", entities.turn_item(
+                item_id=item_id, item_type="error", thread_id=binding.thread_id,
+                run_id=binding.run_id, ordinal=self._item_ordinal(binding.thread_id, item_id),
+                status="failed", now=now, completed=True, title="Error",
+                fields={"failure": {"class": "provider_error", "message": data["message"],
+                                    "code": None, "retryable": False}}), run_id=binding.run_id)
+            self._end(b, binding, "failed")
+
+    def _on_interrupted(self, binding: TurnBinding, data: dict[str, Any]) -> None:
+        with self.core.batch() as b:
+            self._end(b, binding, "interrupted")
+
+    def _end(self, batch: Batch, binding: TurnBinding, status: str,
+             run_fields: dict[str, Any] | None = None) -> None:
+        """Make the run terminal (with its attempt, root node, turn and provider thread)."""
+        self._bindings.pop(binding.native_turn, None)
+        self._by_run.pop(binding.run_id, None)
+        end_run(self.core, batch, binding.thread_id, binding.run_id, status, run_fields,
+                provider_turn_id=binding.provider_turn_id, attempt_id=binding.attempt_id,
+                root_node_id=binding.root_node_id, provider_thread_id=binding.provider_thread_id)
+        if self.on_terminal is not None:
+            run = self.core.threads[binding.thread_id].coll["runs"][binding.run_id]
+            self.on_terminal(batch, binding.thread_id, run)
+
+    # interrupts
+
+    def interrupt(self, batch: Batch, thread_id: str, run: dict[str, Any], reason: str | None
+                  ) -> None:
+        """Ask the provider to stop a run; a queued run is cancelled at once."""
+        if run["status"] == "queued":
+            end_run(self.core, batch, thread_id, run["id"], "cancelled")
+            if self.on_terminal is not None:
+                self.on_terminal(batch, thread_id, self.core.threads[thread_id].coll["runs"][run["id"]])
+            return
+        binding = self._by_run.get(run["id"])
+        now = self.core.now()
+        item_id = new_id("item")
+        batch.add(thread_id, "turn-item.updated", entities.turn_item(
+            item_id=item_id, item_type="run_interrupt_request", thread_id=thread_id,
+            run_id=run["id"], ordinal=self._item_ordinal(thread_id, item_id), status="completed",
+            now=now, completed=True, fields={"message": reason or "Interrupt requested."}),
+            run_id=run["id"])
+        if binding is None:
+            # nothing on the provider side will ever answer: end it here
+            end_run(self.core, batch, thread_id, run["id"], "interrupted")
+            if self.on_terminal is not None:
+                self.on_terminal(batch, thread_id, self.core.threads[thread_id].coll["runs"][run["id"]])
+            return
+        provider = self.sessions.provider_for(binding.instance)
+        batch.after(lambda: provider.interrupt_turn(binding.native_turn))
+
+    def abandon(self, batch: Batch, binding: TurnBinding) -> None:
+        """Tear down a turn from the orchestration side (its provider attachment is gone)."""
+        provider = self.sessions.provider_for(binding.instance)
+        batch.after(lambda: provider.interrupt_turn(binding.native_turn))
+        self._end(batch, binding, "interrupted")
+
+    def bindings_on_session(self, thread_id: str, session_id: str) -> list[TurnBinding]:
+        return [b for b in self._by_run.values()
+                if b.thread_id == thread_id and b.session_id == session_id]
+
+    def close(self) -> None:
+        for handle in self._timers.values():
+            handle.cancel()
+        self._timers.clear()
+        self._bindings.clear()
+        self._by_run.clear()
+
+
+def end_run(core: Core, batch: Batch, thread_id: str, run_id: str, status: str,
+            run_fields: dict[str, Any] | None = None, *, provider_turn_id: str | None = None,
+            attempt_id: str | None = None, root_node_id: str | None = None,
+            provider_thread_id: str | None = None) -> None:
+    """Emit the terminal events of one run; entities not given are looked up on the run."""
+    state = core.threads[thread_id]
+    run = state.coll["runs"][run_id]
+    now = core.now()
+    attempt = state.get("attempts", attempt_id or run.get("activeAttemptId"))
+    turns = [t for t in state.values("providerTurns") if t["id"] == provider_turn_id
+             or (attempt is not None and t.get("runAttemptId") == attempt["id"])]
+    for pturn in turns:
+        if pturn["status"] in ("running", "pending"):
+            batch.add(thread_id, "provider-turn.updated",
+                      {**pturn, "status": status, "completedAt": now}, run_id=run_id)
+    turn_ids = {t["id"] for t in turns}
+    for request in state.pending_requests():
+        if request.get("providerTurnId") in turn_ids:
+            batch.add(thread_id, "runtime-request.updated",
+                      {**request, "status": "cancelled", "resolvedAt": now}, run_id=run_id)
+    if attempt is not None:
+        batch.add(thread_id, "run-attempt.updated",
+                  {**attempt, "status": status, "completedAt": now}, run_id=run_id)
+    node = state.get("nodes", root_node_id or run.get("rootNodeId"))
+    if node is not None:
+        batch.add(thread_id, "node.updated", {**node, "status": status, "completedAt": now},
+                  run_id=run_id, node_id=node["id"])
+    batch.add(thread_id, "run.updated", {**run, **(run_fields or {}), "status": status,
+                                         "queuePosition": None, "completedAt": now},
+              run_id=run_id)
+    pthread = state.get("providerThreads", provider_thread_id or run.get("providerThreadId"))
+    if pthread is not None and pthread["status"] == "active":
+        batch.add(thread_id, "provider-thread.updated",
+                  {**pthread, "status": "idle", "updatedAt": now}, run_id=run_id)

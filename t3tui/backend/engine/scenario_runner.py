@@ -1,0 +1,141 @@
+"""Drive a scenario's steps through the engine's public commands.
+
+Step command ids are derived from the scenario name and step index, so running a scenario again
+on the same data dir is a no-op for the steps that were already applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from t3tui.backend.engine.config import DEFAULT_PROJECT_ID
+from t3tui.backend.engine.delivery import delivery_state
+from t3tui.backend.engine.ids import client_request_id_of
+from t3tui.backend.engine.projection import TERMINAL_TASK
+from t3tui.backend.engine.tasks import SETTLED_DELIVERY
+from t3tui.backend.scenarios import Scenario, ScenarioError
+
+if TYPE_CHECKING:
+    from t3tui.backend.engine.service import Engine
+
+DEFAULT_WAIT_MS = 60_000
+
+
+class ScenarioRunner:
+    def __init__(self, engine: Engine, scenario: Scenario) -> None:
+        self.engine = engine
+        self.scenario = scenario
+        self.aliases: dict[str, str] = {}
+
+    def resolve(self, ref: str) -> str | None:
+        """A thread id from an alias, `task:<clientRequestId>`, or a literal thread id."""
+        if ref in self.aliases:
+            return self.aliases[ref]
+        if ref.startswith("task:"):
+            wanted = ref[len("task:"):]
+            for state in self.engine.core.threads.values():
+                for row in state.values("subagents"):
+                    if client_request_id_of(row["id"]) == wanted:
+                        return row.get("childThreadId")
+            return None
+        return ref if ref in self.engine.core.threads else None
+
+    def _thread(self, ref: str, where: str) -> str:
+        thread_id = self.resolve(ref)
+        if thread_id is None:
+            raise ScenarioError(f"{where}: no thread {ref!r}")
+        return thread_id
+
+    async def run(self) -> None:
+        for index, step in enumerate(self.scenario.steps):
+            where = f"scenario {self.scenario.name}, step {index + 1}"
+            await self._step(step, f"scenario:{self.scenario.name}:{index + 1}", where)
+
+    async def _step(self, step: dict[str, Any], command_id: str, where: str) -> None:
+        engine = self.engine
+        if "launch" in step:
+            alias = step["launch"]
+            thread_id = step.get("threadId") or f"thread-{alias}"
+            provider = step.get("provider") or next(iter(engine.providers))
+            selection = {"instanceId": provider,
+                         "model": step.get("model") or engine.providers[provider].config.model}
+            launch: dict[str, Any] = {
+                "commandId": command_id, "creationSource": "web", "threadId": thread_id,
+                "projectId": step.get("projectId", DEFAULT_PROJECT_ID),
+                "title": step.get("title", alias), "modelSelection": selection,
+                "runtimeMode": step.get("runtimeMode", "full-access"),
+                "interactionMode": "default", "workspaceStrategy": {"type": "root"}}
+            if step.get("text"):
+                launch["initialMessage"] = {"text": step["text"], "attachments": []}
+            result = await engine.launch_thread(launch)
+            self.aliases[alias] = result["threadId"]
+        elif "message" in step:
+            thread_id = self._thread(step["message"], where)
+            mode = step.get("mode", "start_immediately")
+            await engine.dispatch({
+                "type": "message.dispatch", "commandId": command_id, "createdBy": "user",
+                "creationSource": "web", "threadId": thread_id, "messageId": command_id,
+                "text": step.get("text", ""), "attachments": [],
+                "dispatchMode": mode if isinstance(mode, dict) else {"type": mode}})
+        elif "settle" in step or "unsettle" in step:
+            kind = "settle" if "settle" in step else "unsettle"
+            command = {"type": f"thread.{kind}", "commandId": command_id,
+                       "threadId": self._thread(step[kind], where)}
+            if kind == "unsettle":
+                command["reason"] = "user"
+            await engine.dispatch(command)
+        elif "respond" in step:
+            thread_id = self._thread(step["respond"], where)
+            state = engine.core.threads[thread_id]
+            pending = state.pending_requests()
+            if not pending:
+                raise ScenarioError(f"{where}: thread {thread_id} has no pending request")
+            await engine.dispatch({"type": "runtime-request.respond", "commandId": command_id,
+                                   "threadId": thread_id, "requestId": pending[0]["id"],
+                                   "decision": step.get("decision", "accept")})
+        elif "interrupt" in step:
+            thread_id = self._thread(step["interrupt"], where)
+            run = engine.core.threads[thread_id].executing_run()
+            if run is not None:
+                await engine.dispatch({"type": "run.interrupt", "commandId": command_id,
+                                       "threadId": thread_id, "runId": run["id"]})
+        elif "pauseMs" in step:
+            await asyncio.sleep(float(step["pauseMs"]) / 1000)
+        elif "waitIdle" in step:
+            refs = step["waitIdle"] if isinstance(step["waitIdle"], list) else [step["waitIdle"]]
+            await self._wait(lambda: all(self._idle(r) for r in refs), step,
+                             f"{where}: {', '.join(refs)} not idle")
+        elif "waitFor" in step:
+            ref, status = step["waitFor"], step.get("status")
+            await self._wait(lambda: self._has_status(ref, status), step,
+                             f"{where}: {ref} never reached {status or 'existence'}")
+
+    def _idle(self, ref: str) -> bool:
+        thread_id = self.resolve(ref)
+        state = self.engine.core.threads.get(thread_id or "")
+        if state is None or state.has_active_run():
+            return False
+        return all(row["status"] in TERMINAL_TASK and delivery_state(row) in SETTLED_DELIVERY
+                   for row in state.values("subagents"))
+
+    def _has_status(self, ref: str, status: str | None) -> bool:
+        thread_id = self.resolve(ref)
+        if thread_id is None:
+            return False
+        if status is None:
+            return True
+        row = self.engine.shell_row_wire(thread_id) or {}
+        return status in (row.get("status"), row.get("activityRunStatus")) or (
+            status == "needs-input" and row.get("pendingRuntimeRequest") is not None)
+
+    async def _wait(self, ready: Callable[[], bool], step: dict[str, Any], message: str) -> None:
+        timeout = float(step.get("timeoutMs", DEFAULT_WAIT_MS)) / 1000
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not ready():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise ScenarioError(f"{message} within {timeout:g} s")
+            await self.engine.core.changed(remaining)

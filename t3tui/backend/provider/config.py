@@ -1,0 +1,55 @@
+"""Configuration of one scripted provider instance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from t3tui.backend.provider.faults import check_faults
+
+ToolDispatch = Literal["parallel", "serial"]
+TOOL_DISPATCH_POLICIES: tuple[str, ...] = ("parallel", "serial")
+
+
+@dataclass(frozen=True)
+class ProviderInstanceConfig:
+    """One provider instance: its name, driver, tool dispatch policy and faults.
+
+    `tool_dispatch="serial"` makes the agent harness send a block's tool calls one at a time, each
+    only after the previous returned (seed 000); `parallel` sends them all at once.
+    `models` lists the advertised models; empty means any model is accepted.
+    """
+
+    name: str = "codex"
+    driver: str = "scripted"
+    tool_dispatch: ToolDispatch = "parallel"
+    faults: frozenset[str] = field(default_factory=frozenset)
+    model: str = "scripted-1"
+    models: tuple[str, ...] = ()
+    supports_active_steering: bool = True
+
+    def __post_init__(self) -> None:
+        if self.tool_dispatch not in TOOL_DISPATCH_POLICIES:
+            raise ValueError(
+                f"provider {self.name!r}: tool dispatch must be 'parallel' or 'serial', "
+                f"not {self.tool_dispatch!r}"
+            )
+        object.__setattr__(self, "faults", check_faults(self.faults))
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ProviderInstanceConfig:
+        """Build from a scenario's `providers[]` entry (camelCase keys)."""
+        if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+            raise ValueError("a provider entry needs a string 'name'")
+        return cls(
+            name=data["name"],
+            driver=str(data.get("driver", "scripted")),
+            tool_dispatch=data.get("toolDispatch", "parallel"),
+            faults=frozenset(data.get("faults", [])),
+            model=str(data.get("model", "scripted-1")),
+            models=tuple(data.get("models", [])),
+            supports_active_steering=bool(data.get("supportsActiveSteering", True)),
+        )
+
+    def accepts_model(self, model: str) -> bool:
+        return not self.models or model in self.models or model == self.model

@@ -1,0 +1,96 @@
+"""Real subprocesses for the scripted agent, each in its own process group.
+
+A command runs under `sh -c` in a new session, so killing its process group takes down the whole
+tree (pipelines, background jobs) on interrupt or shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+KILL_GRACE_SECONDS = 2.0
+READ_CHUNK = 4096
+
+
+class ProcessRegistry:
+    """Every live subprocess group of one provider instance, so shutdown can kill them all."""
+
+    def __init__(self) -> None:
+        self._procs: set[asyncio.subprocess.Process] = set()
+
+    def add(self, proc: asyncio.subprocess.Process) -> None:
+        self._procs.add(proc)
+
+    def discard(self, proc: asyncio.subprocess.Process) -> None:
+        self._procs.discard(proc)
+
+    @property
+    def pids(self) -> list[int]:
+        return [p.pid for p in self._procs]
+
+    async def kill_all(self, grace: float = KILL_GRACE_SECONDS) -> None:
+        await asyncio.gather(*(kill_tree(p, grace) for p in list(self._procs)))
+        self._procs.clear()
+
+
+def _signal_group(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)
+
+
+async def kill_tree(proc: asyncio.subprocess.Process, grace: float = KILL_GRACE_SECONDS) -> None:
+    """SIGTERM the process group, then SIGKILL it if the leader outlives `grace` seconds."""
+    _signal_group(proc.pid, signal.SIGTERM)
+    try:
+        await asyncio.wait_for(proc.wait(), grace)
+    except (TimeoutError, asyncio.CancelledError):
+        _signal_group(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(proc.wait(), grace)
+    # members that ignored SIGTERM or outlived the leader (background jobs) go too
+    _signal_group(proc.pid, signal.SIGKILL)
+
+
+async def run_command(
+    command: str,
+    *,
+    cwd: Path,
+    on_output: Callable[[str], None],
+    registry: ProcessRegistry,
+    env: Mapping[str, str] | None = None,
+    on_start: Callable[[int], None] | None = None,
+) -> int:
+    """Run `command` with `sh -c`, streaming stdout+stderr to `on_output`; return its exit code.
+
+    Cancellation (an interrupt) kills the process group before the cancellation propagates.
+    """
+    full_env = {**os.environ, **(env or {})}
+    proc = await asyncio.create_subprocess_shell(
+        command,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        cwd=str(cwd),
+        env=full_env,
+        start_new_session=True,
+    )
+    registry.add(proc)
+    try:
+        if on_start is not None:
+            on_start(proc.pid)
+        assert proc.stdout is not None
+        while chunk := await proc.stdout.read(READ_CHUNK):
+            on_output(chunk.decode("utf-8", errors="replace"))
+        return await proc.wait()
+    finally:
+        # always reap the group: a cancelled read, or background jobs left behind by the command
+        if proc.returncode is None:
+            await asyncio.shield(kill_tree(proc))
+        else:
+            _signal_group(proc.pid, signal.SIGKILL)
+        registry.discard(proc)

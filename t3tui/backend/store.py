@@ -1,0 +1,171 @@
+"""SQLite (WAL) event store: one global sequence, one transaction per append, command receipts."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from t3tui.protocol import DomainEvent, decode_event
+
+DB_FILE = "events.sqlite3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    sequence   INTEGER PRIMARY KEY,
+    command_id TEXT,
+    thread_id  TEXT NOT NULL,
+    event      TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_by_thread ON events (thread_id, sequence);
+CREATE TABLE IF NOT EXISTS receipts (
+    command_id TEXT PRIMARY KEY,
+    sequence   INTEGER NOT NULL,
+    result     TEXT
+);
+"""
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One stored event: `{sequence, commandId, event}` (protocol §9.1)."""
+
+    sequence: int
+    command_id: str | None
+    event: DomainEvent = field(compare=False)
+
+    @cached_property
+    def wire(self) -> dict[str, Any]:
+        """The event's wire form (computed once)."""
+        return self.event.to_wire()
+
+    @property
+    def thread_id(self) -> str:
+        return self.event.thread_id
+
+    def to_wire(self) -> dict[str, Any]:
+        """The stored form `{sequence, commandId, event}`."""
+        return {"sequence": self.sequence, "commandId": self.command_id, "event": self.wire}
+
+    @classmethod
+    def from_raw(cls, sequence: int, command_id: str | None, raw: dict[str, Any]) -> StoredEvent:
+        stored = cls(sequence, command_id, decode_event(raw))
+        # the raw dict is exactly what was written; reuse it instead of re-encoding
+        stored.__dict__["wire"] = raw
+        return stored
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """What a command produced the first time it was applied."""
+
+    command_id: str
+    sequence: int
+    result: dict[str, Any] | None
+
+
+class StoreError(Exception):
+    """The store could not read or write."""
+
+
+class EventStore:
+    """Append-only event log with command receipts, in `<data_dir>/events.sqlite3`."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(str(self.path), isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # WAL + NORMAL survives a process crash; only a power loss can drop the last commit
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open event store {self.path}: {exc}") from exc
+        row = self._db.execute("SELECT COALESCE(MAX(sequence), 0) FROM events").fetchone()
+        self._head = int(row[0])
+
+    @classmethod
+    def open(cls, data_dir: Path | str) -> EventStore:
+        return cls(Path(data_dir) / DB_FILE)
+
+    @property
+    def head(self) -> int:
+        """The last global sequence (0 when empty)."""
+        return self._head
+
+    def append(
+        self,
+        command_id: str | None,
+        events: Sequence[dict[str, Any]],
+        result: dict[str, Any] | None = None,
+    ) -> list[StoredEvent]:
+        """Store `events` (wire dicts) and the command's receipt in one transaction."""
+        rows = []
+        seq = self._head
+        for raw in events:
+            seq += 1
+            rows.append((seq, command_id, raw["threadId"], json.dumps(raw, separators=(",", ":"))))
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany(
+                    "INSERT INTO events (sequence, command_id, thread_id, event) VALUES (?,?,?,?)",
+                    rows,
+                )
+                if command_id is not None:
+                    self._db.execute(
+                        "INSERT INTO receipts (command_id, sequence, result) VALUES (?,?,?)",
+                        (command_id, seq, None if result is None else json.dumps(result)),
+                    )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot append to event store: {exc}") from exc
+        self._head = seq
+        return [
+            StoredEvent.from_raw(s, command_id, raw)
+            for (s, _, _, _), raw in zip(rows, events, strict=True)
+        ]
+
+    def receipt(self, command_id: str) -> Receipt | None:
+        row = self._db.execute(
+            "SELECT sequence, result FROM receipts WHERE command_id = ?", (command_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return Receipt(command_id, int(row[0]), None if row[1] is None else json.loads(row[1]))
+
+    def events_after(
+        self, sequence: int, limit: int | None = None, thread_id: str | None = None
+    ) -> list[StoredEvent]:
+        """Events with a sequence above `sequence`, oldest first."""
+        return [
+            StoredEvent.from_raw(s, c, raw)
+            for s, c, raw in self.raw_after(sequence, limit, thread_id)
+        ]
+
+    def raw_after(
+        self, sequence: int, limit: int | None = None, thread_id: str | None = None
+    ) -> Iterator[tuple[int, str | None, dict[str, Any]]]:
+        """Like `events_after` but yields undecoded wire dicts (for fast replay)."""
+        sql = "SELECT sequence, command_id, event FROM events WHERE sequence > ?"
+        args: list[Any] = [sequence]
+        if thread_id is not None:
+            sql += " AND thread_id = ?"
+            args.append(thread_id)
+        sql += " ORDER BY sequence"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(int(limit))
+        for seq, command_id, text in self._db.execute(sql, args):
+            yield int(seq), command_id, json.loads(text)
+
+    def close(self) -> None:
+        self._db.close()
