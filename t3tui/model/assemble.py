@@ -115,7 +115,7 @@ class Assembler:
 
     def detaches(self, own: OwnFacts) -> tuple[Detach, ...]:
         out = []
-        for sid in own.session_ids:
+        for sid in own.run_session_ids:
             reattached = own.session_attached_at.get(sid)
             for by, entries in self.ix.detaches.get(sid, {}).items():
                 for at, reason in entries:

@@ -99,7 +99,8 @@ class OwnFacts:
     provider_turn_status: str | None
     provider_turn_ended_at: datetime | None
     provider_thread_idle_at: datetime | None  # went idle during the active run
-    session_ids: frozenset[str]
+    session_ids: frozenset[str]           # every provider session this thread holds
+    run_session_ids: frozenset[str]       # the session(s) its active run's provider thread uses
     session_attached_at: dict[str, datetime | None]  # explicit re-attach events seen live
     stopped_session: tuple[str, str, datetime | None] | None  # (id, status, since)
     subscribed: bool
@@ -254,6 +255,7 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
         provider_turn_ended_at=turn_end if turn_status in ("completed", "interrupted", "failed", "cancelled") else None,
         provider_thread_idle_at=idle_at,
         session_ids=frozenset(proj.session_ids()) if proj else frozenset(),
+        run_session_ids=_run_sessions(proj, run, sh or app),
         session_attached_at=dict(proj.attached_at) if proj else {},
         stopped_session=stopped,
         subscribed=proj is not None,
@@ -263,6 +265,17 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
         cohorts=cohorts,
         mentions=tuple((k, v, at, src) for (k, v), (at, src) in proj.mentions.items()) if proj else (),
     )
+
+
+def _run_sessions(proj: Projection | None, run: dict[str, Any] | None,
+                  base: dict[str, Any]) -> frozenset[str]:
+    """The provider session the active run talks through (all sessions when unknown)."""
+    if proj is None:
+        return frozenset()
+    pthread_id = (run or {}).get("providerThreadId") or base.get("activeProviderThreadId")
+    pthread = proj.provider_threads.get(str(pthread_id)) if pthread_id else None
+    sid = string(pthread.get("providerSessionId")) if pthread else None
+    return frozenset({sid}) if sid else frozenset(proj.session_ids())
 
 
 def _activity_of(run: dict[str, Any] | None) -> str | None:

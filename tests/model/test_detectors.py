@@ -198,3 +198,46 @@ def test_thresholds_come_from_config():
     lenient = DetectorConfig(no_progress_s=600, provider_finished_dwell_s=600)
     view = view_at(supervisor("stuck_rules", config=lenient), 300)
     assert rules(view, "t3") == [] and rules(view, "t1") == []
+
+
+def _event(seq, thread, etype, payload, t):
+    from tests.model.factory import iso
+
+    return {"kind": "event", "sequence": seq, "event": {
+        "id": f"e{seq}", "threadId": thread, "occurredAt": iso(t), "type": etype, "payload": payload}}
+
+
+def _rerun_parent(session: str):
+    from tests.model import factory as f
+
+    sup = supervisor("seed004_detached", until="after-settle")
+    sup.apply_shell({"kind": "thread.updated", "sequence": 49_999, "location": "active", "thread": f.shell_row(
+        P, "Orchestrator", 0, status="running", activity="running", run="run-p2", requested=200,
+        started=200, updated=200, settled_at=100)})
+    items = [
+        ("provider-session.attached", f.provider_session(session, "running", 200)),
+        ("run.created", f.run("run-p2", P, 2, "running", 200, 200, pthread="pt-p")),
+        ("provider-thread.updated", f.provider_thread("pt-p", P, session, "active", 200)),
+    ]
+    for i, (etype, payload) in enumerate(items):
+        sup.apply_thread(P, _event(50_000 + i, P, etype, payload, 200))
+    return view_at(sup, 215)
+
+
+def test_settled_parent_rerun_on_a_new_session_is_not_flagged_by_the_old_detach():
+    view = _rerun_parent("ps-2")
+    assert view.row(P).state == "running"
+    assert rules(view, P) == []
+
+
+def test_rerun_on_the_detached_session_without_reattach_is_flagged():
+    from tests.model import factory as f
+
+    sup = supervisor("seed004_detached", until="after-settle")
+    sup.apply_shell({"kind": "thread.updated", "sequence": 49_999, "location": "active", "thread": f.shell_row(
+        P, "Orchestrator", 0, status="running", activity="running", run="run-p2", requested=200,
+        started=200, updated=200, settled_at=100)})
+    sup.apply_thread(P, _event(50_000, P, "run.created",
+                               f.run("run-p2", P, 2, "running", 200, 200, pthread="pt-p"), 200))
+    assert rules(view_at(sup, 215), P) == ["session-detached-by-other"]
+    assert _rerun_parent("ps-1").row(P).findings == ()  # re-attached after the detach

@@ -32,12 +32,13 @@ def progress(tl: Timeline, tid: str, rid: str, t: float, n: int) -> None:
 
 
 def end_run(tl: Timeline, tid: str, rid: str, started: float, t: float, pthread: str,
-            reply: str = "done", ordinal: int = 1, turn: str | None = None) -> None:
+            reply: str = "done", ordinal: int = 1, turn: str | None = None,
+            session: str | None = None) -> None:
     tl.event(tid, "message.updated", f.message(f"reply-{rid}", tid, rid, "assistant", reply, t), t, rid)
     tl.event(tid, "provider-turn.updated",
              f.provider_turn(turn or f"turn-{rid}", rid, pthread, "completed", started, t), t, rid)
     tl.event(tid, "run.updated", f.run(rid, tid, ordinal, "completed", started, started, t, pthread, "open"), t, rid)
-    tl.event(tid, "provider-thread.updated", f.provider_thread(pthread, tid, None, "idle", t), t)
+    tl.event(tid, "provider-thread.updated", f.provider_thread(pthread, tid, session, "idle", t), t)
 
 
 def tool_call(tl: Timeline, crid: str, t: float, done: float | None = None, timeout_ms: int = 60000,
@@ -116,14 +117,14 @@ def seed004(fault: bool) -> Timeline:
     tl.subscribe(P)
     begin_run(tl, P, "run-p1", 0, "pt-p", session="ps-1")
     task, child = delegate(tl, "ready-1", "Ready check", 2.0, "always", pthread="pt-c", session="ps-1")
-    end_run(tl, child, "run-ready-1", 2.0, 5.0, "pt-c", reply="READY")
+    end_run(tl, child, "run-ready-1", 2.0, 5.0, "pt-c", reply="READY", session="ps-1")
     tl.shell(f.shell_row(child, "Ready check", 2.0, parent=P, status="completed", run="run-ready-1",
                          requested=2.0, started=2.0, completed=5.0, updated=5.0))
     tl.event(P, "subagent.updated", f.subagent(task, P, "run-p1", child, "Ready check", wake="always",
                                                status="completed", started=2.0, completed=5.0,
                                                delivery="claimed"), 5.2, "run-p1")
     tl.event(P, "context-transfer.created", f.transfer("xfer-r", "subagent_result", child, P, 5.2), 5.2)
-    end_run(tl, P, "run-p1", 0.0, 8.0, "pt-p", reply="PARENT_DONE")
+    end_run(tl, P, "run-p1", 0.0, 8.0, "pt-p", reply="PARENT_DONE", session="ps-1")
     tl.event(P, "subagent.updated", f.subagent(task, P, "run-p1", child, "Ready check", wake="always",
                                                status="completed", started=2.0, completed=5.0,
                                                updated=8.0, delivery="delivered"), 8.0, "run-p1")
@@ -148,7 +149,8 @@ def seed004(fault: bool) -> Timeline:
     tl.shell(f.shell_row(child, "Ready check", 2.0, parent=P, status="running", activity="running",
                          run="run-c2", requested=130.0, started=130.5, updated=130.5))
     if not fault:
-        end_run(tl, child, "run-c2", 130.5, 132.0, "pt-c", reply="PONG", ordinal=2, turn="turn-c2")
+        end_run(tl, child, "run-c2", 130.5, 132.0, "pt-c", reply="PONG", ordinal=2, turn="turn-c2",
+                session="ps-1")
         tl.shell(f.shell_row(child, "Ready check", 2.0, parent=P, status="completed", run="run-c2",
                              requested=130.0, started=130.5, completed=132.0, updated=132.0,
                              message={"id": "reply-run-c2", "role": "assistant", "text": "PONG",
