@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from t3tui.model.projection import ACTIVE_RUN, TERMINAL_RUN, TERMINAL_TASK, Projection
+from t3tui.model.projection import ACTIVE_RUN, TERMINAL_RUN, TERMINAL_TASK, Claim, Projection
 from t3tui.model.rows import PendingRequest, TaskInfo
 from t3tui.model.taskids import client_request_id
 from t3tui.model.wire import earliest, latest, obj, objs, string, ts
@@ -109,6 +109,7 @@ class OwnFacts:
     task_index: dict[str, TaskFacts]
     cohorts: dict[str, str]               # parent run id -> delegatedCompletion.disposition
     mentions: tuple[tuple[str, str, datetime | None, str], ...]
+    claims: tuple[Claim, ...]
 
     @property
     def own_active(self) -> bool:
@@ -264,6 +265,7 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
         task_index={t.task_id: t for t in tasks},
         cohorts=cohorts,
         mentions=tuple((k, v, at, src) for (k, v), (at, src) in proj.mentions.items()) if proj else (),
+        claims=tuple(proj.claims.values()) if proj else (),
     )
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from t3tui.model.taskids import client_request_id, mentions
+from t3tui.model.taskids import claimed_children, client_request_id, mentions
 from t3tui.model.wire import ModelInputError, latest, maybe_json, obj, objs, string, ts
 
 ACTIVE_RUN = frozenset({"preparing", "queued", "starting", "running", "waiting"})
@@ -28,6 +28,17 @@ class ToolCall:
     completed_at: datetime | None
 
 
+@dataclass(frozen=True)
+class Claim:
+    """The agent says it started `count` children (naming `names`) in one message."""
+
+    message_id: str
+    run_id: str | None
+    count: int
+    names: tuple[str, ...]
+    at: datetime | None
+
+
 @dataclass
 class Projection:
     """Entities of one thread stream. Replaced on snapshot; upserted on events."""
@@ -47,6 +58,7 @@ class Projection:
     published: set[str] = field(default_factory=set)
     tool_calls: dict[str, ToolCall] = field(default_factory=dict)
     mentions: dict[tuple[str, str], tuple[datetime | None, str]] = field(default_factory=dict)
+    claims: dict[str, Claim] = field(default_factory=dict)
     detaches: list[tuple[str, datetime | None, str | None]] = field(default_factory=list)
     attached_at: dict[str, datetime | None] = field(default_factory=dict)
     last_progress_at: datetime | None = None
@@ -137,8 +149,12 @@ def _note_tool_call(proj: Projection, item: dict[str, Any]) -> None:
         completed_at=ts(item.get("completedAt")) if item.get("status") not in ("running", "pending") else None,
     )
     at = ts(item.get("startedAt"))
-    if crid:
+    failed = item.get("status") in ("failed", "cancelled", "interrupted") or \
+        out.get("_tag") == "OrchestratorMcpFailure"
+    if crid and not failed:
         proj.mentions.setdefault(("client_request", crid), (at, item_id))
+    elif crid and proj.mentions.get(("client_request", crid), (None, ""))[1] == item_id:
+        del proj.mentions[("client_request", crid)]  # the call failed: the agent was told
 
 
 def upsert_subagent(proj: Projection, row: dict[str, Any], at: datetime | None) -> None:
@@ -221,7 +237,13 @@ def _apply_message(proj: Projection, msg: dict[str, Any]) -> None:
     proj.messages[str(msg.get("id"))] = msg
     _note_progress(proj, "message", msg)
     if msg.get("role") == "assistant" and isinstance(msg.get("text"), str):
-        _note_mentions(proj, msg["text"], ts(msg.get("createdAt")), str(msg.get("id")))
+        mid, at = str(msg.get("id")), ts(msg.get("createdAt"))
+        _note_mentions(proj, msg["text"], at, mid)
+        claim = claimed_children(msg["text"])
+        if claim is not None:
+            proj.claims[mid] = Claim(mid, string(msg.get("runId")), claim[0], claim[1], at)
+        else:
+            proj.claims.pop(mid, None)
 
 
 def _apply_turn_item(proj: Projection, item: dict[str, Any]) -> None:

@@ -43,3 +43,29 @@ def mentions(text: str) -> set[tuple[str, str]]:
     for crid in _CRID_RE.findall(text):
         found.add(("client_request", crid.rstrip(".:")))
     return found
+
+
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "both": 2}
+_CLAIM_RE = re.compile(
+    r"\b(?:started|launched|spawned|delegated|dispatched|kicked off|running)\s+(?:the\s+)?"
+    r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|both)\s+(?:\w+\s+)?"
+    r"(?:children|child|sub-?agents?|tasks?|agents?|workers?|reviewers?)\b(?P<rest>[^\n]*)",
+    re.I,
+)
+
+
+def claimed_children(text: str) -> tuple[int, tuple[str, ...]] | None:
+    """"Started 2 children: a, b." -> (2, ("a", "b")): how many children the agent says it
+    started, and the names it lists after a colon (if any)."""
+    match = _CLAIM_RE.search(text)
+    if match is None:
+        return None
+    word = match.group(1).lower()
+    count = int(word) if word.isdigit() else _NUMBERS[word]
+    names: tuple[str, ...] = ()
+    rest = match.group("rest").strip()
+    if rest.startswith(":"):
+        listed = re.split(r",|\band\b", rest[1:].strip().removesuffix("."))
+        names = tuple(n.strip(" `'\"") for n in listed if n.strip(" `'\""))
+    return count, names

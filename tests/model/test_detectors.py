@@ -81,7 +81,9 @@ def test_seed000_phantom_while_second_call_is_held_back():
     assert rules(view, P) == ["claimed-not-real"]
     finding = view.findings[0]
     assert finding.kind == "phantom_child"
-    assert [m["id"] for m in finding.evidence["missing"]] == ["probe-b"]
+    (claim,) = finding.evidence["claims"]
+    assert (claim["claimed"], claim["taskRows"], claim["missingNames"]) == (2, 1, ["probe-b"])
+    assert "probe-b" in finding.reason
     assert view.row(P).state == "waiting" and view.row(P).state_reason == "waiting on Probe A"
 
 
@@ -241,3 +243,20 @@ def test_rerun_on_the_detached_session_without_reattach_is_flagged():
                                f.run("run-p2", P, 2, "running", 200, 200, pthread="pt-p"), 200))
     assert rules(view_at(sup, 215), P) == ["session-detached-by-other"]
     assert _rerun_parent("ps-1").row(P).findings == ()  # re-attached after the detach
+
+
+def test_phantom_from_an_explicit_task_id_and_not_from_a_failed_call():
+    from tests.model import factory as f
+
+    ghost_task, _ = task_ids("ghost-1")
+    sup = supervisor("seed000_serialized", until="mid-wait")
+    text = f"Child {ghost_task} is reviewing the API."
+    sup.apply_thread(P, _event(60_000, P, "message.updated",
+                               f.message("m-ghost", P, "run-p1", "assistant", text, 2), 2))
+    failed = f.turn_item("tool-x", P, "run-p1", "dynamic_tool", 3, 4, status="failed", completed=4,
+                         toolName="delegate_task", input='{"clientRequestId": "never-1", "mode": "wait"}',
+                         output='{"_tag": "OrchestratorMcpFailure", "code": "parent_not_active"}')
+    sup.apply_thread(P, _event(60_001, P, "turn-item.updated", failed, 4))
+    finding = next(x for x in view_at(sup, 45).findings if x.kind == "phantom_child")
+    assert [m["id"] for m in finding.evidence["missing"]] == [ghost_task]
+    assert "never-1" not in finding.reason

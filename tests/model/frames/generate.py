@@ -76,10 +76,10 @@ def seed000(parallel: bool) -> Timeline:
                          requested=0, started=0))
     tl.subscribe(P)
     begin_run(tl, P, "run-p1", 0, "pt-p")
-    tl.event(P, "message.updated", f.message(
-        "m-claim", P, "run-p1", "assistant",
-        "Started two reviewers in parallel (clientRequestId: probe-a, clientRequestId: probe-b); "
-        "both are running.", 0.5), 0.5, "run-p1")
+    # the narration the reference backend's agent uses, or an explicit one naming the ids
+    claim = ("Started two reviewers in parallel (clientRequestId: probe-a, clientRequestId: probe-b); "
+             "both are running.") if parallel else "Started 2 children: probe-a, probe-b."
+    tl.event(P, "message.updated", f.message("m-claim", P, "run-p1", "assistant", claim, 0.5), 0.5, "run-p1")
     b_at = 1.3 if parallel else 61.02
     tool_call(tl, "probe-a", 1.0)
     task_a, child_a = delegate(tl, "probe-a", "Probe A", 1.0, "settled_only", pthread="pt-a")
