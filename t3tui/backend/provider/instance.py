@@ -164,6 +164,13 @@ class ScriptedProvider:
         self._turns[ref] = turn
         log("turn.started", text=text)
         turn.task = asyncio.get_running_loop().create_task(self._run_turn(turn))
+        turn.task.add_done_callback(lambda task: self._cancelled_early(turn, task))
+
+    def _cancelled_early(self, turn: _Turn, task: asyncio.Task[None]) -> None:
+        # a task cancelled before its first step never runs its own handler
+        if task.cancelled() and self._turns.pop(turn.ref, None) is not None:
+            turn.context.log("turn.interrupted")
+            turn.context.emit("interrupted", {})
 
     async def _run_turn(self, turn: _Turn) -> None:
         ctx = turn.context

@@ -1,0 +1,49 @@
+"""Real subprocesses: streamed output, exit codes, and whole-tree kills."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from t3tui.backend.provider.process import ProcessRegistry, run_command
+from t3tui.backend.testing import pid_alive, wait_until
+
+
+async def test_output_is_streamed_and_the_exit_code_returned(tmp_path: Path) -> None:
+    chunks: list[str] = []
+    registry = ProcessRegistry()
+    code = await run_command("echo one; echo two >&2; exit 3", cwd=tmp_path,
+                             on_output=chunks.append, registry=registry)
+    assert code == 3
+    assert "one" in "".join(chunks) and "two" in "".join(chunks)
+    assert registry.pids == []
+
+
+async def test_cancelling_kills_the_whole_process_group(tmp_path: Path) -> None:
+    chunks: list[str] = []
+    registry = ProcessRegistry()
+    # a background grandchild and a foreground sleep: both must die with the group
+    command = "sleep 30 & echo bg=$!; echo fg=$$; exec sleep 30"
+    task = asyncio.create_task(run_command(command, cwd=tmp_path, on_output=chunks.append,
+                                           registry=registry))
+    await wait_until(lambda: "fg=" in "".join(chunks), timeout=5, what="pids printed")
+    text = "".join(chunks)
+    pids = [int(part.split("=")[1].split()[0]) for part in text.split() if "=" in part]
+    assert len(pids) == 2 and all(pid_alive(p) for p in pids)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    await wait_until(lambda: not any(pid_alive(p) for p in pids), timeout=5, what="group dead")
+    assert registry.pids == []
+
+
+async def test_kill_all_stops_every_live_group(tmp_path: Path) -> None:
+    registry = ProcessRegistry()
+    started: list[int] = []
+    tasks = [asyncio.create_task(run_command("exec sleep 30", cwd=tmp_path, on_output=print,
+                                             registry=registry, on_start=started.append))
+             for _ in range(2)]
+    await wait_until(lambda: len(registry.pids) == 2, timeout=5, what="two processes")
+    await registry.kill_all(grace=1.0)
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    assert all(isinstance(r, int) and r != 0 for r in results)
+    assert not any(pid_alive(p) for p in started)

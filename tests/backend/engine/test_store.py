@@ -1,0 +1,60 @@
+"""The SQLite event store: one global sequence, atomic appends, receipts, reopen."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from t3tui.backend.store import EventStore, StoreError
+
+
+def event(thread_id: str, n: int) -> dict:
+    return {"id": f"evt-{n}", "threadId": thread_id, "occurredAt": "2026-10-04T12:00:00.000Z",
+            "type": "run.updated", "payload": {"id": f"run-{n}", "status": "running"}}
+
+
+def test_append_assigns_one_global_sequence_and_keeps_the_wire_form(tmp_path: Path) -> None:
+    store = EventStore.open(tmp_path)
+    first = store.append("c-1", [event("t1", 1), event("t2", 2)])
+    second = store.append(None, [event("t1", 3)])
+    assert [s.sequence for s in first + second] == [1, 2, 3]
+    assert store.head == 3
+    assert first[1].to_wire() == {"sequence": 2, "commandId": "c-1", "event": event("t2", 2)}
+    assert first[0].event.payload.status == "running"
+    assert [s.sequence for s in store.events_after(1)] == [2, 3]
+    assert [s.sequence for s in store.events_after(0, limit=1)] == [1]
+    assert [s.sequence for s in store.events_after(0, thread_id="t1")] == [1, 3]
+
+
+def test_receipt_records_the_last_sequence_and_result(tmp_path: Path) -> None:
+    store = EventStore.open(tmp_path)
+    store.append("c-1", [event("t1", 1), event("t1", 2)], result={"threadId": "t1"})
+    store.append("c-2", [])
+    assert store.receipt("c-1").sequence == 2
+    assert store.receipt("c-1").result == {"threadId": "t1"}
+    assert store.receipt("c-2").sequence == 2
+    assert store.receipt("c-3") is None
+
+
+def test_a_failed_append_writes_nothing(tmp_path: Path) -> None:
+    store = EventStore.open(tmp_path)
+    store.append("c-1", [event("t1", 1)])
+    with pytest.raises(StoreError):
+        store.append("c-1", [event("t1", 2)])  # a second receipt for the same command
+    assert store.head == 1
+    assert [s.sequence for s in store.events_after(0)] == [1]
+    store.append("c-2", [event("t1", 3)])
+    assert store.head == 2
+
+
+def test_reopen_serves_the_same_sequences_from_a_wal_database(tmp_path: Path) -> None:
+    store = EventStore.open(tmp_path)
+    written = [s.to_wire() for s in store.append("c-1", [event("t1", 1), event("t2", 2)])]
+    store.close()
+    reopened = EventStore.open(tmp_path)
+    assert reopened.head == 2
+    assert [s.to_wire() for s in reopened.events_after(0)] == written
+    mode = sqlite3.connect(tmp_path / "events.sqlite3").execute("PRAGMA journal_mode").fetchone()
+    assert mode[0] == "wal"
