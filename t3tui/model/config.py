@@ -12,8 +12,8 @@ class DetectorConfig:
     # stuck: the provider said the turn is over but the run is still starting/running
     provider_finished_dwell_s: float = 10.0
     # stuck: a session this thread runs in was detached (by any thread) and its active run
-    # shows no agent progress since
-    detached_session_dwell_s: float = 10.0
+    # shows no agent progress since (a healthy turn shows its first item within ~2 s)
+    detached_session_dwell_s: float = 5.0
     # stuck: running with no turn item / provider turn / message / shell update
     no_progress_s: float = 240.0
     # stuck: run in `waiting` (post-terminal drain)

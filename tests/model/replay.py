@@ -84,3 +84,16 @@ def sweep(name: str, seconds: list[float], *, config: DetectorConfig | None = No
             feed(sup, [frames[i]])
             i += 1
         yield t, sup.view(limit)
+
+
+def recorded(name: str, until: str) -> tuple[Supervisor, datetime]:
+    """Replay a fixture recorded from the reference backend up to a mark; returns the
+    supervisor and the wall-clock time of that mark."""
+    sup = Supervisor()
+    for frame in load(name)["recorded"]:
+        if "mark" in frame:
+            if frame["mark"] == until:
+                return sup, datetime.fromisoformat(frame["at"])
+            continue
+        feed(sup, [frame])
+    raise KeyError(f"{name} has no mark {until!r}")

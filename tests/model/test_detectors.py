@@ -157,7 +157,7 @@ def test_seed004_before_the_checkin_nothing_is_flagged():
     ("t1", "provider-finished-run-running", 29, 31),
     ("t2", "drain-too-long", 69, 71),
     ("t3", "no-progress", 244, 246),
-    ("t4", "provider-session-stopped", 29, 31),
+    ("t4", "provider-session-stopped", 24, 26),
 ])
 def test_stuck_rule_fires_only_past_its_threshold(thread, rule, quiet, flagged):
     sup = supervisor("stuck_rules")
