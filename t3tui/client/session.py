@@ -308,8 +308,7 @@ class Session:
                 continue
             if is_marker(item):
                 self._synced.add(SHELL)
-            self.sink.apply_shell(item)
-            applied += 1
+            applied += _apply(self.sink.apply_shell, item, "shell")
         self._after_batch(SHELL, applied)
 
     def _on_thread(self, thread_id: str, values: list[Any]) -> None:
@@ -320,8 +319,9 @@ class Session:
                 continue
             if is_marker(item):
                 self._synced.add(thread_id)
-            self.sink.apply_thread(thread_id, item)
-            applied += 1
+            applied += _apply(
+                lambda i: self.sink.apply_thread(thread_id, i), item, f"thread {thread_id}"
+            )
         self._after_batch(thread_id, applied)
 
     def _after_batch(self, thread_id: str | None, applied: int) -> None:
@@ -392,6 +392,16 @@ def _resume(payload: dict[str, Any], cursor: int | None) -> dict[str, Any]:
     if cursor is not None:
         payload["afterSequence"] = cursor
     return payload
+
+
+def _apply(apply: Callable[[Any], Any], item: Any, where: str) -> int:
+    """Apply one item; one the model refuses (it changes nothing) is logged and skipped."""
+    try:
+        apply(item)
+    except ValueError as exc:
+        log.warning("the model refused a %s item: %s", where, exc)
+        return 0
+    return 1
 
 
 def _decode(decoder: Callable[[Any], Any], raw: Any, where: str) -> Any:
