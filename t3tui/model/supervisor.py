@@ -202,9 +202,11 @@ class Supervisor:
                     out.add(kid)
                     if self._shown(parent):
                         out.add(parent)
-        for rec in ix.records.values():
-            if rec.task_ids and self._shown(rec.id):
-                out.add(rec.id)
+        # Threads holding task rows, from the task index: not a walk over every record,
+        # since the client asks after every batch (O(families), not O(threads)).
+        for parent in set(ix.task_parent.values()):
+            if self._shown(parent):
+                out.add(parent)
         return out
 
     def _shown(self, thread_id: str) -> bool:
