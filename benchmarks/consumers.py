@@ -1,0 +1,83 @@
+"""The two consumers of a recorded stream: the bare floor and the t3tui client.
+
+Both run until cancelled: the replay server decides when the burst is over (it measures), and
+the driver then stops the consumer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from websockets.asyncio.client import connect
+
+from t3tui.client.secret import Secret, Target
+from t3tui.client.session import Session, StreamUpdate
+from t3tui.model import Supervisor
+
+SUBSCRIBE = '{{"_tag":"Request","id":"{id}","tag":"{tag}","payload":{payload},"headers":[]}}'
+
+
+@dataclass
+class FloorCount:
+    items: int = 0
+    frames: int = 0
+
+
+async def floor(ws_url: str, threads: Iterable[str], count: FloorCount) -> None:
+    """websockets receive + `json.loads` + Ack per Chunk: the least any client must do."""
+    async with connect(f"{ws_url}?wsTicket=wst_bench&orchestrationProtocol=2", max_size=None,
+                       compression=None, ping_interval=None) as ws:
+        payload = json.dumps({"requestCompletionMarker": True})
+        await ws.send(SUBSCRIBE.format(id="1", tag="orchestration.subscribeShell", payload=payload))
+        for i, tid in enumerate(threads, start=2):
+            payload = json.dumps({"threadId": tid, "requestCompletionMarker": True})
+            await ws.send(SUBSCRIBE.format(id=i, tag="orchestration.subscribeThread",
+                                           payload=payload))
+        async for text in ws:
+            data = json.loads(text)
+            for msg in data if isinstance(data, list) else [data]:
+                if msg.get("_tag") == "Chunk":
+                    count.frames += 1
+                    count.items += len(msg["values"])
+                    await ws.send(json.dumps({"_tag": "Ack", "requestId": msg["requestId"]}))
+
+
+@dataclass
+class ClientRun:
+    """The t3tui consumer: a `Session` feeding a `Supervisor`, and after every applied batch
+    the rows of the threads it dirtied (which runs the detectors), as the TUI does."""
+
+    base_url: str
+    rows_built: int = 0
+    updates: int = 0
+    supervisor: Supervisor = field(default_factory=Supervisor)
+    session: Session | None = None
+
+    def on_update(self, _update: StreamUpdate) -> None:
+        self.updates += 1
+        sup = self.supervisor
+        now = datetime.now(UTC)
+        for tid in sup.take_dirty():
+            if sup.row(tid, now) is not None:
+                self.rows_built += 1
+
+    async def run(self) -> None:
+        target = Target(self.base_url, Secret("bench-token"))
+        self.session = Session(target, self.supervisor, ping_interval=60.0)
+        self.session.on_update(self.on_update)
+        await self.session.run()
+
+    async def stop(self) -> None:
+        if self.session is not None:
+            await self.session.stop()
+
+
+async def cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task

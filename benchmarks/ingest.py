@@ -1,0 +1,113 @@
+"""Benchmark 1: ingest vs the floor.
+
+The same recorded V2 stream (a shell snapshot of N threads, the family projections, then a
+burst of live items) is replayed over a real websocket on 127.0.0.1 by
+`benchmarks.replay_server` (a child process), and consumed (a) by a bare loop of websockets
+receive + `json.loads` + Ack, the floor, (b) by the t3tui `Session` + `Supervisor`, building
+the rows of every dirtied thread after each batch (the detectors run there). The server times
+the burst, from its first frame to the last Ack, so both are measured by the same clock the
+same way. Variants are interleaved and repeated; medians are reported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Sequence
+
+from benchmarks.common import Report, median, quiet_gc, ratio, run_cli
+from benchmarks.consumers import ClientRun, FloorCount, cancel, floor
+from benchmarks.procs import ChildServer
+from benchmarks.world import World, WorldSpec, build_world
+
+RUN_TIMEOUT = 120.0
+
+
+async def one_floor(server: ChildServer, world: World) -> dict[str, float]:
+    count = FloorCount()
+    task = asyncio.create_task(floor(server.ws_url, world.subscribed, count))
+    try:
+        result = await server.result(RUN_TIMEOUT)
+    finally:
+        await cancel(task)
+    expected = len(world.burst) + 2 * (1 + len(world.subscribed))
+    if count.items != expected:
+        raise RuntimeError(f"floor received {count.items} items, expected {expected}")
+    return result
+
+
+async def one_client(server: ChildServer, world: World) -> dict[str, float]:
+    client = ClientRun(server.url)
+    task = asyncio.create_task(client.run())
+    try:
+        result = await server.result(RUN_TIMEOUT)
+    finally:
+        await client.stop()
+        await cancel(task)
+    sup = client.supervisor
+    got = {None: sup.cursor_shell} | {t: sup.cursor_thread(t) for t in world.subscribed}
+    wrong = {k: v for k, v in got.items() if k in world.last_sequence and v != world.last_sequence[k]}
+    if wrong:
+        raise RuntimeError(f"the client missed items: cursors {wrong}")
+    result["rows_per_item"] = client.rows_built / len(world.burst)
+    return result
+
+
+VARIANTS = {"floor": one_floor, "t3tui": one_client}
+
+
+async def measure(sizes: Sequence[int], events: int, repeats: int) -> Report:
+    report = Report(
+        "ingest", f"t3tui client + reducer + detectors vs the floor ({events} burst items, "
+        f"median of {repeats} interleaved runs)",
+        ["threads", "floor items/s", "t3tui items/s", "t3tui/floor", "floor sync s",
+         "t3tui sync s", "sync ratio", "rows/item"])
+    worlds = {n: build_world(WorldSpec(threads=n, events=events)) for n in sizes}
+    servers = {n: ChildServer("benchmarks.replay_server", "--threads", str(n),
+                              "--events", str(events)) for n in sizes}
+    await asyncio.gather(*(s.start() for s in servers.values()))
+    samples: dict[tuple[int, str], list[dict[str, float]]] = {}
+    try:
+        for rep in range(repeats):
+            for n in sizes:
+                # Alternate which variant goes first, so a drift in machine load is shared.
+                order = list(VARIANTS) if rep % 2 == 0 else list(reversed(VARIANTS))
+                for name in order:
+                    quiet_gc()
+                    result = await VARIANTS[name](servers[n], worlds[n])
+                    samples.setdefault((n, name), []).append(result)
+    finally:
+        await asyncio.gather(*(s.stop() for s in servers.values()))
+    for n in sizes:
+        f, c = samples[(n, "floor")], samples[(n, "t3tui")]
+        f_rate = median([r["items"] / r["burst_s"] for r in f])
+        c_rate = median([r["items"] / r["burst_s"] for r in c])
+        f_sync, c_sync = median([r["sync_s"] for r in f]), median([r["sync_s"] for r in c])
+        report.add(**{"threads": n, "floor items/s": f_rate, "t3tui items/s": c_rate,
+                      "t3tui/floor": ratio(c_rate, f_rate), "floor sync s": f_sync,
+                      "t3tui sync s": c_sync, "sync ratio": ratio(c_sync, f_sync),
+                      "rows/item": median([r["rows_per_item"] for r in c])})
+    fam = WorldSpec(threads=max(sizes)).family_size
+    report.notes += [
+        f"{fam} family threads (parents and children) are subscribed at every size; the rest "
+        "are settled or idle top-level threads in the shell only",
+        "items/s: burst items per second, first frame sent to last Ack received (server clock)",
+        "sync s: socket open to every stream synchronized (snapshots decoded and applied)",
+        "sync ratio = t3tui / floor time; t3tui/floor = throughput ratio (1.0 = at the floor)",
+    ]
+    return report
+
+
+def run(tiny: bool = False, repeats: int | None = None) -> list[Report]:
+    if tiny:
+        return [asyncio.run(measure([60, 200], events=120, repeats=repeats or 1))]
+    return [asyncio.run(measure([100, 1_000, 10_000], events=3000, repeats=repeats or 5))]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run_cli(argv, "Benchmark 1: ingest vs the floor",
+                   lambda a: run(a.tiny, a.repeats))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
