@@ -22,8 +22,6 @@ IDLE: Final = "idle"
 STATES: Final[tuple[str, ...]] = (
     NEEDS_INPUT, STUCK_STATE, CREATING, QUEUED, RUNNING, DRAINING, WAITING, DONE, SETTLED, IDLE,
 )
-# States in which a thread still has live work (its own or blocked on a child).
-ACTIVE_STATES: Final = frozenset({NEEDS_INPUT, STUCK_STATE, CREATING, QUEUED, RUNNING, DRAINING})
 
 
 @dataclass(frozen=True)

@@ -266,6 +266,9 @@ class Supervisor:
         for r in rows:
             counts[r.state] += 1
         findings = rank_findings([f for r in rows for f in r.findings])
+        # forget since-memos of threads no longer shown (the memo must not grow without bound)
+        shown = {r.id for r in rows}
+        self._since_memo = {t: m for t, m in self._since_memo.items() if t in shown}
         synced = self._shell_synced and all(
             rec.synced for rec in self._ix.records.values() if rec.proj is not None
         )
