@@ -92,6 +92,10 @@ class RunManager:
         state = self.core.threads[thread_id]
         message = state.get("messages", run.get("userMessageId")) or {}
         run_id = run["id"]
+        instance = (state.thread or {}).get("providerInstanceId", "")
+        if instance not in self.sessions.providers:
+            self._fail_unstartable(thread_id, run, f"Provider {instance} is not available.")
+            return
         with self.core.batch() as b:
             now = self.core.now()
             run = {**run, "status": "starting", "startedAt": now, "queuePosition": None}
@@ -125,6 +129,20 @@ class RunManager:
             env = {"T3TUI_THREAD_ID": thread_id, "T3TUI_RUN_ID": run_id}
             b.after(lambda: provider.start_turn(session_id, pthread["nativeThreadRef"],
                                                 native_turn, message.get("text", ""), tools, env))
+
+    def _fail_unstartable(self, thread_id: str, run: dict[str, Any], reason: str) -> None:
+        with self.core.batch() as b:
+            item_id = new_id("item")
+            b.add(thread_id, "turn-item.updated", entities.turn_item(
+                item_id=item_id, item_type="error", thread_id=thread_id, run_id=run["id"],
+                ordinal=self._item_ordinal(thread_id, item_id), status="failed",
+                now=self.core.now(), completed=True, title="Error",
+                fields={"failure": {"class": "provider_error", "message": reason,
+                                    "code": "provider_unavailable", "retryable": False}}),
+                run_id=run["id"])
+            end_run(self.core, b, thread_id, run["id"], "failed")
+            if self.on_terminal is not None:
+                self.on_terminal(b, thread_id, self.core.threads[thread_id].coll["runs"][run["id"]])
 
     # provider notifications
 

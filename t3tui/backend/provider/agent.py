@@ -13,7 +13,7 @@ from t3tui.backend.provider import instructions as ins
 from t3tui.backend.provider.process import ProcessRegistry, run_command
 
 OUTPUT_FLUSH_SECONDS = 0.1
-OUTPUT_CAP = 64 * 1024
+OUTPUT_CAP = 16 * 1024  # the tail a timeline row keeps; every update stores it whole
 ACCEPTING = frozenset({"accept", "acceptForSession", "acceptAlways"})
 
 

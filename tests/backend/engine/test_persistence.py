@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from t3tui.backend.engine import Engine
+from t3tui.backend.engine import Engine, ProviderInstanceConfig
 from t3tui.backend.engine.recovery import RESTART_NOTICE, SHUTDOWN_NOTICE
 from t3tui.backend.testing import pid_alive
 from tests.backend.engine.harness import (
@@ -96,3 +96,16 @@ async def test_shutdown_kills_agents_and_records_it(tmp_path: Path) -> None:
         assert row(second, thread_id)["status"] == "interrupted"
         assert notices(second, thread_id) == [SHUTDOWN_NOTICE]
         assert second.head == head  # nothing left for recovery to do
+
+
+async def test_a_queued_run_whose_provider_is_gone_fails_with_a_reason(tmp_path: Path) -> None:
+    extra = (ProviderInstanceConfig(name="extra"),)
+    async with open_engine(tmp_path, providers=extra) as first:
+        thread_id = await launch(first, "Hang", provider="extra")
+        await until(first, lambda: row(first, thread_id)["activityRunStatus"] == "running")
+        await first.dispatch(message(thread_id, "Reply LATER", "queue_after_active"))
+        await crash(first)
+    async with open_engine(tmp_path) as second:  # only the default `codex` instance
+        shell = row(second, thread_id)
+        assert shell["status"] == "failed"
+        assert shell["lastError"] == "Provider extra is not available."
