@@ -260,3 +260,17 @@ def test_phantom_from_an_explicit_task_id_and_not_from_a_failed_call():
     finding = next(x for x in view_at(sup, 45).findings if x.kind == "phantom_child")
     assert [m["id"] for m in finding.evidence["missing"]] == [ghost_task]
     assert "never-1" not in finding.reason
+
+
+def test_claimed_delivery_is_flagged_only_after_the_longer_dwell():
+    from tests.model import factory as f
+
+    task5, child = task_ids("undelivered-5")
+    sup = supervisor("stuck_rules")
+    row = f.subagent(task5, "p5", "run-p5", child, "Finished child", wake="always", status="completed",
+                     started=2.0, completed=20, updated=21, delivery="claimed")
+    sup.apply_thread("p5", _event(70_000, "p5", "subagent.updated", row, 21))
+    assert rules(view_at(sup, 81), child) == []
+    view = view_at(sup, 321)
+    assert rules(view, child) == ["undelivered-result"]
+    assert view.row(child).findings[0].evidence["delivery"] == "claimed"
