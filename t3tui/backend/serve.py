@@ -18,6 +18,7 @@ from typing import Any
 
 from t3tui.backend.auth import fingerprint, generate_token
 from t3tui.backend.provider.faults import FAULTS
+from t3tui.backend.store import StoreError
 
 TOKEN_ENV = "T3TUI_SERVE_TOKEN"
 SCENARIOS = ("demo", "parallel-probe", "settle-unsubscribe", "none")
@@ -73,6 +74,17 @@ def register(subparsers: Any) -> None:
             "scenario to start: demo (a delegation tree in every supervisor state), "
             "parallel-probe (seed 000's probe), settle-unsubscribe (seed 004's reproduction), "
             "none, or the path of a scenario JSON file (default: none)"
+        ),
+    )
+    parser.add_argument(
+        "--scenario-param",
+        dest="scenario_params",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=(
+            "override one of the scenario's params, repeatable; VALUE is read as JSON when it "
+            "parses (e.g. --scenario-param timeoutMs=2000 --scenario-param sleep=3)"
         ),
     )
     parser.add_argument(
@@ -149,6 +161,7 @@ async def _serve(args: argparse.Namespace) -> int:
     if generated:
         token = generate_token()
     scenario = None if args.serve_scenario == "none" else args.serve_scenario
+    params = _parse_params(args.scenario_params)
     with _data_dir(args.data_dir) as data_dir:
         options = BackendOptions(
             data_dir=data_dir,
@@ -156,6 +169,8 @@ async def _serve(args: argparse.Namespace) -> int:
             host=args.host,
             port=args.port,
             scenario=scenario,
+            scenario_params=params,
+            scenario_in_background=True,
             dispatch=args.dispatch,
             faults=tuple(args.faults),
         )
@@ -164,14 +179,16 @@ async def _serve(args: argparse.Namespace) -> int:
             async with contextlib.AsyncExitStack() as stack:
                 try:
                     backend = await stack.enter_async_context(open_backend(options))
+                except (ValueError, StoreError) as error:
+                    raise ServeError(str(error)) from None
                 except OSError as error:
                     reason = error.strerror or str(error)
                     raise ServeError(
                         f"cannot listen on {args.host}:{args.port}: {reason}"
                     ) from None
-                _announce(backend.url, token if generated else None)
-                if args.print_url_file:
+                if args.print_url_file:  # first, so that whoever reads stdout finds it
                     _write_url_file(args.print_url_file, backend, args.url_file_token)
+                _announce(backend.url, token if generated else None)
                 log.info("token %s, data dir %s", fingerprint(token), data_dir)
                 await stop.wait()
                 log.info("shutting down")
@@ -180,6 +197,19 @@ async def _serve(args: argparse.Namespace) -> int:
                 with contextlib.suppress(OSError):
                     args.print_url_file.unlink()
     return 0
+
+
+def _parse_params(pairs: list[str]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, text = pair.partition("=")
+        if not sep or not name:
+            raise ServeError(f"--scenario-param needs NAME=VALUE, got {pair!r}")
+        try:
+            params[name] = json.loads(text)
+        except ValueError:
+            params[name] = text
+    return params
 
 
 def _announce(url: str, generated_token: str | None) -> None:
@@ -228,8 +258,10 @@ def _stop_event(*, watch_stdin: bool) -> asyncio.Event:
     if watch_stdin:
 
         def wait_for_eof() -> None:
-            with contextlib.suppress(OSError, ValueError):
-                while sys.stdin.buffer.read(4096):
+            # os.read on the raw descriptor: a daemon thread blocked inside sys.stdin's buffered
+            # reader would hold its lock and abort the interpreter at exit.
+            with contextlib.suppress(OSError):
+                while os.read(0, 4096):
                     pass
             with contextlib.suppress(RuntimeError):  # the loop already closed
                 loop.call_soon_threadsafe(stop.set)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -129,7 +131,7 @@ class BackendServer:
             await subscribe_thread(engine, payload, sink)
 
         async def projection(payload: dict[str, Any]) -> Any:
-            return wire(read_projection(engine, required_string(payload, "threadId")))
+            return read_projection(engine, required_string(payload, "threadId"))
 
         return {
             methods.SERVER_GET_CONFIG: Method("unary", get_config),
@@ -173,13 +175,20 @@ class BackendServer:
 
 @dataclass(frozen=True)
 class BackendOptions:
-    """Everything needed to run one backend; `port=0` picks a free port."""
+    """Everything needed to run one backend; `port=0` picks a free port.
+
+    `scenario` is a bundled name or a JSON path, `scenario_params` overrides its `params`
+    (e.g. shorter timings in tests). With `scenario_in_background`, the server is reachable
+    while the scenario's steps still run; otherwise `open_backend` returns after the steps.
+    """
 
     data_dir: Path
     token: str
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
-    scenario: str | None = None
+    scenario: str | Path | None = None
+    scenario_params: dict[str, Any] = field(default_factory=dict)
+    scenario_in_background: bool = False
     dispatch: str = "parallel"
     faults: tuple[str, ...] = ()
     clock: Clock = utc_now
@@ -193,6 +202,7 @@ class RunningBackend:
     engine: Engine
     token: str
     data_dir: Path
+    scenario_task: asyncio.Task[None] | None = None
 
     @property
     def url(self) -> str:
@@ -209,8 +219,22 @@ class RunningBackend:
 
 @asynccontextmanager
 async def open_backend(options: BackendOptions) -> AsyncIterator[RunningBackend]:
-    """Start store, engine, server and scenario; on exit stop them all (agents included)."""
-    options.data_dir.mkdir(parents=True, exist_ok=True)
+    """Start store, engine, server and scenario; on exit stop them all (agents included).
+
+    Bad settings (unknown fault or scenario, unusable data dir) raise `ValueError` and a port
+    that cannot be bound raises `OSError`, both before anything runs.
+    """
+    from t3tui.backend.scenarios import load_scenario
+
+    scenario = (
+        load_scenario(options.scenario, options.scenario_params or None)
+        if options.scenario
+        else None
+    )
+    try:
+        options.data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"cannot use data dir {options.data_dir}: {error.strerror}") from None
     engine = build_engine(options)
     await engine.start()
     try:
@@ -219,21 +243,36 @@ async def open_backend(options: BackendOptions) -> AsyncIterator[RunningBackend]
             engine, auth, data_dir=options.data_dir, host=options.host, port=options.port
         )
         await server.start()
+        backend = RunningBackend(server, engine, options.token, options.data_dir)
         try:
-            if options.scenario:
-                await engine.run_scenario(options.scenario)
-            yield RunningBackend(server, engine, options.token, options.data_dir)
+            if scenario is not None and options.scenario_in_background:
+                backend.scenario_task = asyncio.create_task(_run_scenario(engine, scenario))
+            elif scenario is not None:
+                await engine.run_scenario(scenario)
+            yield backend
         finally:
+            if backend.scenario_task is not None:
+                backend.scenario_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await backend.scenario_task
             await server.close()
     finally:
         await engine.close()
 
 
+async def _run_scenario(engine: Engine, scenario: Any) -> None:
+    try:
+        await engine.run_scenario(scenario)
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:
+        # The server stays up: what the steps did so far is still worth supervising.
+        log.error("scenario %s stopped: %s", getattr(scenario, "name", scenario), error)
+
+
 def build_engine(options: BackendOptions) -> Engine:
     """The store and engine for `options` (the engine owns the store from here on)."""
-    from t3tui.backend.engine import Engine
-    from t3tui.backend.engine.config import EngineConfig
-    from t3tui.backend.store import EventStore
+    from t3tui.backend.engine import Engine, EngineConfig, EventStore
 
     config = EngineConfig(
         data_dir=options.data_dir, dispatch=options.dispatch, faults=options.faults

@@ -125,13 +125,15 @@ async def subscribe_thread(engine: EngineView, payload: dict[str, Any], sink: St
 def thread_snapshot_item(engine: EngineView, thread_id: str) -> dict[str, Any]:
     head = engine.head
     projection = read_projection(engine, thread_id)
-    return {"kind": "snapshot", "snapshotSequence": head, "projection": wire(projection)}
+    return {"kind": "snapshot", "snapshotSequence": head, "projection": projection}
 
 
-def read_projection(engine: EngineView, thread_id: str) -> Any:
-    """The thread's projection, or the typed `GetThreadProjectionError` failure."""
+def read_projection(engine: EngineView, thread_id: str) -> dict[str, Any]:
+    """The thread's projection (wire form), or the typed `GetThreadProjectionError` failure."""
+    # The reference engine keeps wire dicts; `*_wire` skips a model round trip per read.
+    read = getattr(engine, "projection_wire", None)
     try:
-        return engine.projection(thread_id)
+        return read(thread_id) if read is not None else wire(engine.projection(thread_id))
     except UnknownThread:
         failure = GetThreadProjectionError(
             thread_id=thread_id, message=f"Unknown thread {thread_id}."
@@ -140,7 +142,8 @@ def read_projection(engine: EngineView, thread_id: str) -> Any:
 
 
 def shell_row_item(engine: EngineView, thread_id: str, sequence: int) -> dict[str, Any]:
-    row = engine.shell_row(thread_id)
+    read = getattr(engine, "shell_row_wire", None)
+    row = read(thread_id) if read is not None else wire(engine.shell_row(thread_id))
     if row is None:
         return {
             "kind": "thread.removed",
@@ -148,13 +151,8 @@ def shell_row_item(engine: EngineView, thread_id: str, sequence: int) -> dict[st
             "location": "active",
             "threadId": thread_id,
         }
-    location = "archive" if getattr(row, "archived_at", None) else "active"
-    return {
-        "kind": "thread.updated",
-        "sequence": sequence,
-        "location": location,
-        "thread": wire(row),
-    }
+    location = "archive" if row.get("archivedAt") else "active"
+    return {"kind": "thread.updated", "sequence": sequence, "location": location, "thread": row}
 
 
 def event_item(stored: Any) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import queue
 import signal
@@ -42,20 +43,28 @@ __all__ = [
 @contextlib.asynccontextmanager
 async def running_backend(
     *,
-    scenario: str | None = None,
+    scenario: str | os.PathLike[str] | None = None,
+    scenario_params: dict[str, Any] | None = None,
+    scenario_in_background: bool = False,
     dispatch: str = "parallel",
     faults: Iterable[str] = (),
     data_dir: str | os.PathLike[str] | None = None,
     token: str | None = None,
     clock: Clock = utc_now,
 ) -> AsyncIterator[RunningBackend]:
-    """A backend on `127.0.0.1:0`: `b.url`, `b.ws_url`, `b.token`, `b.engine`, `b.port`."""
+    """A backend on `127.0.0.1:0`: `b.url`, `b.ws_url`, `b.token`, `b.engine`, `b.port`.
+
+    The scenario's steps have run when this yields, unless `scenario_in_background` (then
+    `b.scenario_task` runs them while the test watches).
+    """
     with tempfile.TemporaryDirectory(prefix="t3tui-backend-") as temp:
         options = BackendOptions(
             data_dir=Path(data_dir) if data_dir is not None else Path(temp),
             token=token or generate_token(),
             port=0,
-            scenario=scenario,
+            scenario=Path(scenario) if isinstance(scenario, os.PathLike) else scenario,
+            scenario_params=dict(scenario_params or {}),
+            scenario_in_background=scenario_in_background,
             dispatch=dispatch,
             faults=tuple(faults),
             clock=clock,
@@ -81,6 +90,7 @@ class BackendProcess:
         scenario: str | None = "demo",
         dispatch: str = "parallel",
         faults: Iterable[str] = (),
+        scenario_params: dict[str, Any] | None = None,
         data_dir: str | os.PathLike[str] | None = None,
         token: str | None = None,
         extra_args: Sequence[str] = (),
@@ -92,6 +102,8 @@ class BackendProcess:
         self._argv += ["--scenario", scenario or "none", "--dispatch", dispatch]
         for fault in faults:
             self._argv += ["--fault", fault]
+        for name, value in (scenario_params or {}).items():
+            self._argv += ["--scenario-param", f"{name}={json.dumps(value)}"]
         if data_dir is not None:
             self._argv += ["--data-dir", str(data_dir)]
         self._argv += list(extra_args)

@@ -1,0 +1,129 @@
+"""`t3tui serve` as a user runs it: help, startup output, errors, and a clean shutdown."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from t3tui.backend.serve import LISTENING_PREFIX, TOKEN_ENV
+from t3tui.backend.testing import BackendProcess, descendant_pids, pid_alive, poll_until
+from t3tui.cli import main
+
+SERVE_FLAGS = (
+    "--host",
+    "--port",
+    "--token",
+    "--data-dir",
+    "--scenario",
+    "--dispatch",
+    "--fault",
+    "--print-url-file",
+    "--url-file-token",
+    "--exit-with-stdin",
+    "--log-level",
+)
+
+
+def serve_argv(*args: str) -> list[str]:
+    return [sys.executable, "-m", "t3tui", "serve", *args]
+
+
+def clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k != TOKEN_ENV}
+
+
+def test_help_documents_every_flag(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--help"])
+    assert exited.value.code == 0
+    # argparse wraps long help, even inside hyphenated words: compare without whitespace.
+    text = "".join(capsys.readouterr().out.split())
+    for flag in SERVE_FLAGS:
+        assert flag in text, flag
+    for scenario in ("demo", "parallel-probe", "settle-unsubscribe", "none"):
+        assert scenario in text
+    assert "settle-drops-child-subscription" in text
+
+
+def test_a_generated_token_is_printed_once_and_works(tmp_path):
+    url_file = tmp_path / "server.json"
+    proc = subprocess.Popen(
+        serve_argv("--port", "0", "--print-url-file", str(url_file)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=clean_env(),
+        text=True,
+    )
+    try:
+        lines = [proc.stdout.readline() for _ in range(3)]
+        assert lines[0].startswith(LISTENING_PREFIX)
+        url = lines[0].removeprefix(LISTENING_PREFIX).strip()
+        token = lines[1].rsplit(" ", 1)[1].strip()
+        assert f"--token {token}" in lines[2]
+        info = json.loads(url_file.read_text())
+        assert info["url"] == url and info["pid"] == proc.pid and "token" not in info
+        assert token not in url_file.read_text()
+        response = httpx.post(
+            f"{url}/api/auth/websocket-ticket", headers={"Authorization": f"Bearer {token}"}
+        )
+        assert response.status_code == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    assert token not in out and token not in err
+    assert not url_file.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--port", "70000"), "--port must be between 0 and 65535"),
+        (("--port", "0", "--fault", "no-such-fault"), "unknown fault no-such-fault"),
+        (("--port", "0", "--scenario", "no-such-scenario"), "no-such-scenario"),
+        (("--port", "0", "--data-dir", "/proc/forbidden"), "--data-dir"),
+    ],
+)
+def test_bad_settings_give_a_clear_error_and_no_traceback(args, message):
+    done = subprocess.run(
+        serve_argv(*args), capture_output=True, text=True, env=clean_env(), timeout=60
+    )
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_a_port_in_use_is_a_clear_error():
+    with BackendProcess(scenario=None) as running:
+        done = subprocess.run(
+            serve_argv("--port", str(running.port)),
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+            timeout=60,
+        )
+    assert done.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{running.port}" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "stdin-eof"])
+def test_shutdown_stops_every_agent_process(how):
+    with BackendProcess(scenario="demo") as backend:
+        agents = poll_until(lambda: descendant_pids(backend.pid), timeout=30, what="agents start")
+        if how == "stdin-eof":
+            backend.close_stdin()
+        else:
+            backend.send_signal(getattr(signal, how))
+        assert backend.wait(30) == 0
+    poll_until(
+        lambda: not any(pid_alive(pid) for pid in agents),
+        timeout=10,
+        what=f"agent processes {agents} end with the server",
+    )
