@@ -15,7 +15,7 @@ from t3tui.model.detectors import (
     serialized_findings,
     stuck_findings,
 )
-from t3tui.model.facts import OwnFacts
+from t3tui.model.facts import OwnFacts, TaskFacts
 from t3tui.model.findings import Finding, rank_findings
 from t3tui.model.index import MAX_DEPTH, TreeIndex
 from t3tui.model.rows import STATES, ThreadRow
@@ -40,14 +40,17 @@ class Assembler:
     # -- visibility and order --
 
     def visible(self, thread_id: str) -> bool:
-        if thread_id not in self.ix.records:
-            return False
-        own = self.ix.own(thread_id)
-        if own.has_record:
-            return own.visible
-        task = self.ix.child_task.get(thread_id)
-        parent = self.ix.task_parent.get(task) if task else None
-        return parent is not None and self.visible(parent)
+        """Shown: a live (not archived/deleted) thread, or a task-row placeholder under one."""
+        current: str | None = thread_id
+        for _ in range(MAX_DEPTH):
+            if current is None or current not in self.ix.records:
+                return False
+            own = self.ix.own(current)
+            if own.has_record:
+                return own.visible
+            task = self.ix.child_task.get(current)
+            current = self.ix.task_parent.get(task) if task else None
+        return False
 
     def _order_key(self, thread_id: str) -> tuple[datetime, str]:
         own = self.ix.own(thread_id)
@@ -90,7 +93,7 @@ class Assembler:
 
     # -- cross-thread facts --
 
-    def task_of(self, thread_id: str):  # -> TaskFacts | None
+    def task_of(self, thread_id: str) -> TaskFacts | None:
         task_id = self.ix.child_task.get(thread_id)
         parent = self.ix.task_parent.get(task_id) if task_id else None
         if parent is None or parent not in self.ix.records:

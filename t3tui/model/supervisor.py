@@ -42,7 +42,9 @@ class Supervisor:
             self._shell_snapshot(w)
             return
         if kind == "synchronized":
-            self._shell_synced = True
+            if not self._shell_synced:
+                self._shell_synced = True
+                self._ix.dirty.update(self._ix.records)  # every row loses its `stale` overlay
             return
         if "sequence" not in w:
             return  # an unknown kind without a cursor position: nothing to apply
@@ -105,7 +107,10 @@ class Supervisor:
         w = as_wire(item, "thread item")
         kind = w.get("kind")
         if kind == "synchronized":
-            self._ix.record(thread_id).synced = True
+            rec = self._ix.record(thread_id)
+            if not rec.synced:
+                rec.synced = True
+                self._ix.dirty.add(thread_id)
             return
         if kind == "snapshot":
             projection = w.get("projection")
