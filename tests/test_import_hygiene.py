@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-HEADLESS = ["t3tui.protocol", "t3tui.client", "t3tui.model", "t3tui.backend"]
+HEADLESS = ["t3tui.protocol", "t3tui.client", "t3tui.model", "t3tui.backend", "t3tui.headless"]
 
 _PROBE = r"""
 import importlib, json, pkgutil, sys
