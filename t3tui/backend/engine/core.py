@@ -169,6 +169,3 @@ class Core:
         except TimeoutError:
             return False
         return True
-
-    def state(self, thread_id: str) -> ThreadState | None:
-        return self.threads.get(thread_id)

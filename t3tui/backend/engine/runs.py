@@ -61,8 +61,6 @@ class RunManager:
         self._bindings: dict[str, TurnBinding] = {}
         self._by_run: dict[str, TurnBinding] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
-        for provider in sessions.providers.values():
-            provider.sink = self.on_notification
 
     def binding(self, run_id: str) -> TurnBinding | None:
         return self._by_run.get(run_id)

@@ -28,9 +28,6 @@ class SessionManager:
     def provider_for(self, instance: str) -> ScriptedProvider:
         return self.providers[instance]
 
-    def session_of(self, thread_id: str) -> str | None:
-        return self._session_of.get(thread_id)
-
     def bind(self, batch: Batch, thread_id: str, run: dict[str, Any]
              ) -> tuple[ScriptedProvider, str, dict[str, Any]]:
         """Attach `thread_id` to a session and load its native thread; emits the events."""
@@ -108,7 +105,3 @@ class SessionManager:
             natives += [p["nativeThreadRef"] for p in child.values("providerThreads")
                         if p.get("providerSessionId") == session_id]
         return natives
-
-    def forget_all(self) -> None:
-        self._session_of.clear()
-        self._loaded.clear()

@@ -35,15 +35,6 @@ class ProviderLog:
             self._file.flush()
         return entry
 
-    def find(self, event: str | None = None, **match: Any) -> list[dict[str, Any]]:
-        """Entries with the given event name whose fields equal `match`."""
-        return [
-            e
-            for e in self.entries
-            if (event is None or e["event"] == event)
-            and all(e.get(k) == v for k, v in match.items())
-        ]
-
     def close(self) -> None:
         if self._file is not None:
             self._file.close()

@@ -10,6 +10,7 @@ import pytest
 from t3tui.backend.engine import Engine
 from t3tui.backend.scenarios import ScenarioError, available, load_scenario
 from t3tui.backend.testing import pid_alive
+from t3tui.protocol import ThreadProjection, ThreadShell, decode_event
 from tests.backend.engine.harness import open_engine, row, until
 
 FAST_DEMO = {"short": 0.3, "sleep": 0.6, "timeoutMs": 200}
@@ -93,6 +94,14 @@ async def test_demo_tree_reaches_every_state_and_leaves_no_process(tmp_path: Pat
             return found if found == wanted else None
 
         await until(engine, states, timeout=10, what="every demo state")
+        # everything the engine serves decodes with the protocol models and re-encodes exactly
+        for stored in engine.events_after(0):
+            assert decode_event(stored.wire).to_wire() == stored.wire
+        for thread_id in engine.core.threads:
+            wire = engine.projection_wire(thread_id)
+            assert ThreadProjection.from_wire(wire).to_wire() == wire
+            shell = engine.shell_row_wire(thread_id)
+            assert ThreadShell.from_wire(shell).to_wire() == shell
         pids = list(engine.providers["opencode"].processes.pids)
         assert pids, "the long runner runs a real process"
     assert not any(pid_alive(p) for p in pids)
