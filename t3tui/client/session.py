@@ -105,6 +105,7 @@ class Session:
         self._conn: Connection | None = None
         self._reconcile = asyncio.Event()
         self._stopping = False
+        self._stopped = asyncio.Event()
         self._ever_live = False
         self._reached_live = False
 
@@ -138,8 +139,13 @@ class Session:
             return await asyncio.wait_for(settled(), timeout)
         except TimeoutError:
             state = self.state.value
-            detail = f": {state.last_error}" if isinstance(state, Reconnecting) else ""
-            raise TimeoutError(f"not synchronized within {timeout:g}s ({state.kind}{detail})") from None
+            if isinstance(state, Syncing | Stale | Live):
+                message = f"connected, but not synchronized within {timeout:g}s"
+            elif isinstance(state, Reconnecting):
+                message = f"no connection within {timeout:g}s: {state.last_error}"
+            else:
+                message = f"no connection within {timeout:g}s"
+            raise TimeoutError(message) from None
 
     # -- interest ------------------------------------------------------------------------
 
@@ -247,11 +253,13 @@ class Session:
             # server that accepts and then drops at once is not hammered with zero delays.
             attempt = 1 if self._reached_live else attempt + 1
             self.state.set(Reconnecting(attempt, reason))
-            await asyncio.sleep(self._backoff.delay(attempt))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopped.wait(), self._backoff.delay(attempt))
         self.state.set(Failed("stopped"))
 
     async def stop(self) -> None:
         self._stopping = True
+        self._stopped.set()
         conn = self._conn
         if conn is not None:
             await conn.close("stopped by client")
@@ -259,6 +267,9 @@ class Session:
     async def _one_connection(self) -> str:
         ws = await open_socket(self.target, open_timeout=self._open_timeout)
         conn = Connection(ws, ping_interval=self._ping_interval)
+        if self._stopping:  # stop() came while the handshake was in flight
+            await conn.close("stopped by client")
+            return "stopped by client"
         conn.start()
         self._conn = conn
         self._handles.clear()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -62,6 +63,7 @@ class Failed:
 ConnectionState = Connecting | Syncing | Live | Reconnecting | Stale | Failed
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class Observable(Generic[T]):
@@ -83,7 +85,11 @@ class Observable(Generic[T]):
         for queue in self._queues:
             queue.put_nowait(value)
         for callback in list(self._callbacks):
-            callback(value)
+            try:
+                callback(value)
+            except Exception:
+                # One broken listener must not stop the others or the producer.
+                log.exception("state listener failed")
 
     def subscribe(self, callback: Callable[[T], None]) -> Callable[[], None]:
         """Call `callback` on every change; returns the function that stops it."""

@@ -10,7 +10,7 @@ from typing import Any
 
 from t3tui.client.backoff import Backoff
 from t3tui.client.session import Session
-from t3tui.client.state import Live
+from t3tui.client.state import Failed, Live, Reconnecting
 from tests.client.fake_server import FakeServer, fake
 from tests.client.recording import Recording
 from tests.client.scripted import Peer
@@ -117,3 +117,17 @@ async def test_a_dead_socket_reconnects_and_a_reset_snapshot_replaces_state() ->
     assert server.errors == []
     assert sup.since_snapshot[None] == (5, [6])
     assert server.tickets_issued == 2
+
+
+async def test_stop_ends_a_session_that_waits_to_reconnect() -> None:
+    async with fake(FakeServer()) as target:
+        gone = target  # nothing listens there once the server is closed
+    session = Session(gone, Recording(), backoff=Backoff((60.0,)))
+    task = asyncio.create_task(session.run())
+    state = await asyncio.wait_for(
+        session.state.wait_for(lambda s: isinstance(s, Reconnecting)), T
+    )
+    assert state.attempt == 1 and "cannot reach" in state.last_error
+    await session.stop()
+    await asyncio.wait_for(task, T)  # not the 60 s backoff
+    assert session.state.value == Failed("stopped")
