@@ -157,3 +157,20 @@ async def test_watch_prints_live_changes_only_and_stops_on_ctrl_c(backend) -> No
     assert "running" in {to for _, to in states}
     # the first run ("Reply READY") was history: only the new run left `idle`
     assert [old for old, _ in states].count("idle") == 1
+
+
+async def test_checkin_on_a_lone_thread_is_answered_with_latency(backend) -> None:
+    thread = await launch(backend, "Reply READY")
+    await wait_until(lambda: backend.engine.shell_row(thread).status == "completed", timeout=10)
+    result = await cli("checkin", thread, "--timeout", "10", *server_args(backend))
+    assert result.code == 0, result
+    assert result.out.startswith("answered in ")
+
+
+async def test_checkin_on_a_busy_thread_without_queueing_is_busy(backend) -> None:
+    thread = await launch(backend, "Hang")
+    await wait_until(lambda: active_run(backend, thread), timeout=10)
+    result = await cli("checkin", thread, "--no-queue", "--json", *server_args(backend))
+    assert result.code == 1, result
+    assert result.json()["verdict"] == "busy"
+    assert len(backend.engine.projection(thread).runs) == 1  # nothing was sent
