@@ -17,6 +17,7 @@ from websockets.asyncio.client import connect
 
 from t3tui.client.secret import Secret, Target
 from t3tui.client.session import Session, StreamUpdate
+from t3tui.client.state import Live
 from t3tui.model import Supervisor
 
 SUBSCRIBE = '{{"_tag":"Request","id":"{id}","tag":"{tag}","payload":{payload},"headers":[]}}'
@@ -53,7 +54,8 @@ class ClientRun:
     the rows of the threads it dirtied (which runs the detectors), as the TUI does."""
 
     base_url: str
-    rows_built: int = 0
+    now: datetime = field(default_factory=lambda: datetime.now(UTC))  # the world's "now"
+    rows_built: int = 0                 # rows built once every stream is synchronized
     updates: int = 0
     supervisor: Supervisor = field(default_factory=Supervisor)
     session: Session | None = None
@@ -61,9 +63,10 @@ class ClientRun:
     def on_update(self, _update: StreamUpdate) -> None:
         self.updates += 1
         sup = self.supervisor
-        now = datetime.now(UTC)
+        now = self.now
+        live = self.session is not None and isinstance(self.session.state.value, Live)
         for tid in sup.take_dirty():
-            if sup.row(tid, now) is not None:
+            if sup.row(tid, now) is not None and live:
                 self.rows_built += 1
 
     async def run(self) -> None:

@@ -37,7 +37,7 @@ async def one_floor(server: ChildServer, world: World) -> dict[str, float]:
 
 
 async def one_client(server: ChildServer, world: World) -> dict[str, float]:
-    client = ClientRun(server.url)
+    client = ClientRun(server.url, now=world.end)
     task = asyncio.create_task(client.run())
     try:
         result = await server.result(RUN_TIMEOUT)

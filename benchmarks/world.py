@@ -210,6 +210,9 @@ def build_world(spec: WorldSpec) -> World:
         pid, sid, prun = f"thread-parent-{p:03d}", f"psess-{p:03d}", f"run-p{p:03d}"
         created = start + timedelta(minutes=p)
         prow = _shell_row(pid, f"Parent task {p}", created, run=prun, running=True)
+        # Recent activity, so only parent 0 (two hours silent) is flagged stuck.
+        if p:
+            prow["updatedAt"] = iso(T0 - timedelta(seconds=30))
         rows.append(prow)
         parents.append(pid)
         children[pid] = []
@@ -220,6 +223,7 @@ def build_world(spec: WorldSpec) -> World:
             title = f"Child {c} of parent {p}"
             crow = _shell_row(cid, title, created, parent=pid, task_id=task_id, run=crun,
                               running=True)
+            crow["updatedAt"] = iso(T0 - timedelta(seconds=30))
             rows.append(crow)
             children[pid].append(cid)
             tasks.append(_subagent(task_id, pid, prun, cid, title, created))
