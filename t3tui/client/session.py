@@ -1,24 +1,21 @@
-"""The supervised connection: subscriptions, reconnect with resume, commands, state.
+"""The supervised connection: reconnect with resume, commands, waits, observable state.
 
-The session owns the socket and feeds decoded stream items into a sink (the model's
-`Supervisor`), which owns the data and its per-stream cursors. After every applied batch the
-session asks the sink which threads matter and subscribes or unsubscribes thread streams.
+The session owns the socket; the model (`Supervisor`, the sink) owns the data and its cursors.
+Each socket gets a `Feed` that subscribes the streams and hands their items to the sink.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from t3tui.client.backoff import Backoff
-from t3tui.client.connection import Connection, StreamHandle
+from t3tui.client.connection import Connection
 from t3tui.client.errors import ClientError, ConnectionLost, FatalError, RpcFailure, describe
+from t3tui.client.feed import Feed, Sink, StreamUpdate
 from t3tui.client.handshake import open_socket
-from t3tui.client.items import is_duplicate, is_marker
 from t3tui.client.outcome import CommandOutcome, Unknown, accepted, from_error
 from t3tui.client.secret import Target
 from t3tui.client.state import (
@@ -31,50 +28,11 @@ from t3tui.client.state import (
     Stale,
     Syncing,
 )
-from t3tui.protocol import ProtocolError
-from t3tui.protocol.methods import (
-    DISPATCH_COMMAND,
-    SERVER_GET_CONFIG,
-    SUBSCRIBE_SHELL,
-    SUBSCRIBE_THREAD,
-)
-from t3tui.protocol.stream import decode_shell_item, decode_thread_item
+from t3tui.protocol.methods import DISPATCH_COMMAND, SERVER_GET_CONFIG
 
-log = logging.getLogger(__name__)
+__all__ = ["Session", "Sink", "StreamUpdate"]
 
-SHELL = None  # the key of the shell stream among the thread ids
 T = TypeVar("T")
-
-
-class Sink(Protocol):
-    """What the session feeds; the model's `Supervisor` satisfies it."""
-
-    def apply_shell(self, item: Any) -> Any: ...
-
-    def apply_thread(self, thread_id: str, item: Any) -> Any: ...
-
-    @property
-    def cursor_shell(self) -> int | None: ...
-
-    def cursor_thread(self, thread_id: str) -> int | None: ...
-
-    def threads_of_interest(self) -> Iterable[str]: ...
-
-    def mark_stale(self) -> None: ...
-
-    def forget_thread(self, thread_id: str) -> None: ...
-
-
-@dataclass(frozen=True)
-class StreamUpdate:
-    """Items were applied to the shell (`thread_id` None) or to one thread's projection.
-
-    `live` is False for catch-up (history replayed before that stream's `synchronized`).
-    """
-
-    thread_id: str | None
-    items: int
-    live: bool
 
 
 class Session:
@@ -98,12 +56,9 @@ class Session:
         self._ping_interval = ping_interval
         self._open_timeout = open_timeout
         self._opened: set[str] = set()
-        self._handles: dict[str, StreamHandle] = {}
-        self._synced: set[str | None] = set()
-        self._refused: set[str] = set()
         self._listeners: list[Callable[[StreamUpdate], None]] = []
         self._conn: Connection | None = None
-        self._reconcile = asyncio.Event()
+        self._feed: Feed | None = None
         self._stopping = False
         self._stopped = asyncio.Event()
         self._ever_live = False
@@ -118,7 +73,7 @@ class Session:
 
     @property
     def subscribed_threads(self) -> frozenset[str]:
-        return frozenset(self._handles)
+        return frozenset() if self._feed is None else self._feed.subscribed
 
     async def wait_synchronized(self, timeout: float) -> ConnectionState:
         """Wait until every stream of interest is synchronized; returns early on `Failed`.
@@ -157,12 +112,14 @@ class Session:
         if thread_id in self._opened:
             return False
         self._opened.add(thread_id)
-        self._reconcile.set()
+        if self._feed is not None:
+            self._feed.reconcile()
         return True
 
     def close_thread(self, thread_id: str) -> None:
         self._opened.discard(thread_id)
-        self._reconcile.set()
+        if self._feed is not None:
+            self._feed.reconcile()
 
     # -- commands ------------------------------------------------------------------------
 
@@ -271,154 +228,32 @@ class Session:
             await conn.close("stopped by client")
             return "stopped by client"
         conn.start()
-        self._conn = conn
-        self._handles.clear()
-        self._synced.clear()
-        self._refused.clear()
+        feed = Feed(conn, self.sink, self._wanted, self._on_batch)
+        self._conn, self._feed = conn, feed
         self.complete.set(False)
-        reconciler: asyncio.Task[None] | None = None
         try:
             self.state.set(Stale() if self._ever_live else Syncing())
             await conn.call(SERVER_GET_CONFIG, {})
-            await self._subscribe(conn, SHELL)
-            reconciler = asyncio.create_task(self._reconcile_loop(conn), name="t3tui-interest")
-            self._reconcile.set()
+            await feed.start()
             return await conn.closed
         except RpcFailure as exc:
             raise ClientError(f"server refused a read: {exc}") from None
         finally:
-            if reconciler is not None:
-                reconciler.cancel()
+            feed.close()
             await conn.close("connection ended")
-            self._conn = None
-            self._handles.clear()
-            self._synced.clear()
+            self._conn = self._feed = None
             self.complete.set(False)
-
-    # -- streams -------------------------------------------------------------------------
-
-    async def _subscribe(self, conn: Connection, thread_id: str | None) -> None:
-        self._synced.discard(thread_id)
-        if thread_id is SHELL:
-            payload = _resume({}, self.sink.cursor_shell)
-            handle = await conn.open_stream(SUBSCRIBE_SHELL, payload, self._on_shell)
-            handle.done.add_done_callback(lambda f: self._shell_ended(conn, f))
-            return
-        payload = _resume({"threadId": thread_id}, self.sink.cursor_thread(thread_id))
-        handle = await conn.open_stream(
-            SUBSCRIBE_THREAD, payload, lambda values: self._on_thread(thread_id, values)
-        )
-        self._handles[thread_id] = handle
-        handle.done.add_done_callback(lambda f: self._thread_ended(thread_id, handle, f))
-
-    def _on_shell(self, values: list[Any]) -> None:
-        applied = 0
-        for raw in values:
-            item = _decode(decode_shell_item, raw, "shell")
-            if item is None or is_duplicate(item, self.sink.cursor_shell):
-                continue
-            if is_marker(item):
-                self._synced.add(SHELL)
-            applied += _apply(self.sink.apply_shell, item, "shell")
-        self._after_batch(SHELL, applied)
-
-    def _on_thread(self, thread_id: str, values: list[Any]) -> None:
-        applied = 0
-        for raw in values:
-            item = _decode(decode_thread_item, raw, f"thread {thread_id}")
-            if item is None or is_duplicate(item, self.sink.cursor_thread(thread_id)):
-                continue
-            if is_marker(item):
-                self._synced.add(thread_id)
-            applied += _apply(
-                lambda i: self.sink.apply_thread(thread_id, i), item, f"thread {thread_id}"
-            )
-        self._after_batch(thread_id, applied)
-
-    def _after_batch(self, thread_id: str | None, applied: int) -> None:
-        self._reconcile.set()
-        self._update_state()
-        if applied:
-            update = StreamUpdate(thread_id, applied, thread_id in self._synced)
-            for listener in list(self._listeners):
-                listener(update)
 
     def _wanted(self) -> set[str]:
-        return (set(self.sink.threads_of_interest()) | self._opened) - self._refused
+        return set(self.sink.threads_of_interest()) | self._opened
 
-    def _update_state(self) -> None:
-        if self._conn is None or SHELL not in self._synced:
-            self.complete.set(False)
-            return
-        # Compare with what is wanted, not only with what was requested: the shell's
-        # `synchronized` can arrive before the first thread subscription goes out.
-        complete = self._wanted() <= self._synced
+    def _on_batch(self, update: StreamUpdate) -> None:
+        feed = self._feed
+        complete = feed is not None and feed.complete()
         self.complete.set(complete)
         if complete:
             self._ever_live = self._reached_live = True
             self.state.set(Live())
-
-    def _shell_ended(self, conn: Connection, future: asyncio.Future[None]) -> None:
-        # Orchestration streams never end on their own; if the shell does, start over.
-        if conn.is_open:
-            error = None if future.cancelled() else future.exception()
-            reason = "shell stream ended" if error is None else f"shell stream failed: {error}"
-            conn.abort(reason)
-
-    def _thread_ended(
-        self, thread_id: str, handle: StreamHandle, future: asyncio.Future[None]
-    ) -> None:
-        if self._handles.get(thread_id) is not handle:
-            return  # unsubscribed on purpose, or already replaced
-        del self._handles[thread_id]
-        self._synced.discard(thread_id)
-        error = None if future.cancelled() else future.exception()
-        if isinstance(error, RpcFailure):
-            # e.g. an unknown thread: do not ask again on this socket.
-            log.info("thread stream %s refused: %s", thread_id, error)
-            self._refused.add(thread_id)
-        self._update_state()
-
-    async def _reconcile_loop(self, conn: Connection) -> None:
-        while conn.is_open:
-            await self._reconcile.wait()
-            self._reconcile.clear()
-            wanted = self._wanted()
-            try:
-                for thread_id in sorted(wanted - set(self._handles)):
-                    await self._subscribe(conn, thread_id)
-                for thread_id in sorted(set(self._handles) - wanted):
-                    handle = self._handles.pop(thread_id)
-                    self._synced.discard(thread_id)
-                    await handle.interrupt()
-                    self.sink.forget_thread(thread_id)
-            except ConnectionLost:
-                return
-            self._update_state()
-
-
-def _resume(payload: dict[str, Any], cursor: int | None) -> dict[str, Any]:
-    """Ask for the `synchronized` marker, and resume after the cursor when there is one."""
-    payload["requestCompletionMarker"] = True
-    if cursor is not None:
-        payload["afterSequence"] = cursor
-    return payload
-
-
-def _apply(apply: Callable[[Any], Any], item: Any, where: str) -> int:
-    """Apply one item; one the model refuses (it changes nothing) is logged and skipped."""
-    try:
-        apply(item)
-    except ValueError as exc:
-        log.warning("the model refused a %s item: %s", where, exc)
-        return 0
-    return 1
-
-
-def _decode(decoder: Callable[[Any], Any], raw: Any, where: str) -> Any:
-    """Decode one item; a malformed one is logged and skipped so the stream keeps running."""
-    try:
-        return decoder(raw)
-    except ProtocolError as exc:
-        log.warning("skipped a malformed %s item: %s", where, exc.message)
-        return None
+        if update.items:
+            for listener in list(self._listeners):
+                listener(update)

@@ -1,0 +1,214 @@
+"""The streams of one socket: the shell plus the thread streams of interest, fed to the model.
+
+One `Feed` lives as long as its connection. It hands every decoded item to the sink, except
+items at or below the sink's cursor (never a duplicate), tracks which streams reached
+`synchronized` on this socket, and keeps the thread subscriptions equal to what is wanted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from t3tui.client.connection import Connection, StreamHandle
+from t3tui.client.errors import ConnectionLost, RpcFailure
+from t3tui.client.items import is_duplicate, is_marker
+from t3tui.protocol import ProtocolError
+from t3tui.protocol.methods import SUBSCRIBE_SHELL, SUBSCRIBE_THREAD
+from t3tui.protocol.stream import decode_shell_item, decode_thread_item
+
+log = logging.getLogger(__name__)
+
+SHELL = None  # the key of the shell stream among the thread ids
+
+
+class Sink(Protocol):
+    """What the session feeds; the model's `Supervisor` satisfies it."""
+
+    def apply_shell(self, item: Any) -> Any: ...
+
+    def apply_thread(self, thread_id: str, item: Any) -> Any: ...
+
+    @property
+    def cursor_shell(self) -> int | None: ...
+
+    def cursor_thread(self, thread_id: str) -> int | None: ...
+
+    def threads_of_interest(self) -> Iterable[str]: ...
+
+    def mark_stale(self) -> None: ...
+
+    def forget_thread(self, thread_id: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class StreamUpdate:
+    """Items were applied to the shell (`thread_id` None) or to one thread's projection.
+
+    `live` is False for catch-up (history replayed before that stream's `synchronized`).
+    """
+
+    thread_id: str | None
+    items: int
+    live: bool
+
+
+class Feed:
+    """Subscriptions of one connection. `on_batch` runs after every chunk and every change of
+    subscriptions; its `items` is 0 when nothing was applied."""
+
+    def __init__(
+        self,
+        conn: Connection,
+        sink: Sink,
+        wanted: Callable[[], set[str]],
+        on_batch: Callable[[StreamUpdate], None],
+    ) -> None:
+        self._conn = conn
+        self._sink = sink
+        self._session_wants = wanted
+        self._on_batch = on_batch
+        self._handles: dict[str, StreamHandle] = {}
+        self._synced: set[str | None] = set()
+        self._refused: set[str] = set()
+        self._dirty = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def subscribed(self) -> frozenset[str]:
+        return frozenset(self._handles)
+
+    def wanted(self) -> set[str]:
+        return self._session_wants() - self._refused
+
+    def complete(self) -> bool:
+        """The shell and every wanted thread stream reached `synchronized` on this socket.
+
+        Compared with what is wanted, not with what was requested: the shell's marker can
+        arrive before the first thread subscription goes out.
+        """
+        return SHELL in self._synced and self.wanted() <= self._synced
+
+    async def start(self) -> None:
+        await self._subscribe(SHELL)
+        self._task = asyncio.create_task(self._reconcile_loop(), name="t3tui-interest")
+        self.reconcile()
+
+    def reconcile(self) -> None:
+        """Bring the thread subscriptions in line with `wanted()` soon."""
+        self._dirty.set()
+
+    def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _subscribe(self, thread_id: str | None) -> None:
+        self._synced.discard(thread_id)
+        if thread_id is SHELL:
+            payload = _resume({}, self._sink.cursor_shell)
+            handle = await self._conn.open_stream(SUBSCRIBE_SHELL, payload, self._on_shell)
+            handle.done.add_done_callback(self._shell_ended)
+            return
+        payload = _resume({"threadId": thread_id}, self._sink.cursor_thread(thread_id))
+        handle = await self._conn.open_stream(
+            SUBSCRIBE_THREAD, payload, lambda values: self._on_thread(thread_id, values)
+        )
+        self._handles[thread_id] = handle
+        handle.done.add_done_callback(lambda f: self._thread_ended(thread_id, handle, f))
+
+    def _on_shell(self, values: list[Any]) -> None:
+        applied = 0
+        for raw in values:
+            item = _decode(decode_shell_item, raw, "shell")
+            if item is None or is_duplicate(item, self._sink.cursor_shell):
+                continue
+            if is_marker(item):
+                self._synced.add(SHELL)
+            applied += _apply(self._sink.apply_shell, item, "shell")
+        self._batch_done(SHELL, applied)
+
+    def _on_thread(self, thread_id: str, values: list[Any]) -> None:
+        applied = 0
+        for raw in values:
+            item = _decode(decode_thread_item, raw, f"thread {thread_id}")
+            if item is None or is_duplicate(item, self._sink.cursor_thread(thread_id)):
+                continue
+            if is_marker(item):
+                self._synced.add(thread_id)
+            applied += _apply(
+                lambda i: self._sink.apply_thread(thread_id, i), item, f"thread {thread_id}"
+            )
+        self._batch_done(thread_id, applied)
+
+    def _batch_done(self, thread_id: str | None, applied: int) -> None:
+        self.reconcile()
+        self._on_batch(StreamUpdate(thread_id, applied, thread_id in self._synced))
+
+    def _shell_ended(self, future: asyncio.Future[None]) -> None:
+        # Orchestration streams never end on their own; if the shell does, start over.
+        if self._conn.is_open:
+            error = None if future.cancelled() else future.exception()
+            reason = "shell stream ended" if error is None else f"shell stream failed: {error}"
+            self._conn.abort(reason)
+
+    def _thread_ended(
+        self, thread_id: str, handle: StreamHandle, future: asyncio.Future[None]
+    ) -> None:
+        if self._handles.get(thread_id) is not handle:
+            return  # unsubscribed on purpose, or already replaced
+        del self._handles[thread_id]
+        self._synced.discard(thread_id)
+        error = None if future.cancelled() else future.exception()
+        if isinstance(error, RpcFailure):
+            # e.g. an unknown thread: do not ask again on this socket.
+            log.info("thread stream %s refused: %s", thread_id, error)
+            self._refused.add(thread_id)
+        self._on_batch(StreamUpdate(thread_id, 0, False))
+
+    async def _reconcile_loop(self) -> None:
+        while self._conn.is_open:
+            await self._dirty.wait()
+            self._dirty.clear()
+            wanted = self.wanted()
+            try:
+                for thread_id in sorted(wanted - set(self._handles)):
+                    await self._subscribe(thread_id)
+                for thread_id in sorted(set(self._handles) - wanted):
+                    handle = self._handles.pop(thread_id)
+                    self._synced.discard(thread_id)
+                    await handle.interrupt()
+                    self._sink.forget_thread(thread_id)
+            except ConnectionLost:
+                return
+            # Fewer wanted threads can complete the sync without any new item.
+            self._on_batch(StreamUpdate(SHELL, 0, SHELL in self._synced))
+
+
+def _resume(payload: dict[str, Any], cursor: int | None) -> dict[str, Any]:
+    """Ask for the `synchronized` marker, and resume after the cursor when there is one."""
+    payload["requestCompletionMarker"] = True
+    if cursor is not None:
+        payload["afterSequence"] = cursor
+    return payload
+
+
+def _apply(apply: Callable[[Any], Any], item: Any, where: str) -> int:
+    """Apply one item; one the model refuses (it changes nothing) is logged and skipped."""
+    try:
+        apply(item)
+    except ValueError as exc:
+        log.warning("the model refused a %s item: %s", where, exc)
+        return 0
+    return 1
+
+
+def _decode(decoder: Callable[[Any], Any], raw: Any, where: str) -> Any:
+    """Decode one item; a malformed one is logged and skipped so the stream keeps running."""
+    try:
+        return decoder(raw)
+    except ProtocolError as exc:
+        log.warning("skipped a malformed %s item: %s", where, exc.message)
+        return None
