@@ -22,6 +22,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="demo",
         help="scenario for the embedded demo backend when no --url is given (default: demo)",
     )
+    app = parser.add_argument_group("app (override the config file and T3TUI_* variables)")
+    app.add_argument(
+        "--key",
+        dest="keys",
+        action="append",
+        metavar="ACTION=KEY",
+        help="remap a key, repeatable, e.g. --key settle=S (actions: see ? in the app)",
+    )
+    app.add_argument(
+        "--bell",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="ring the terminal bell on stuck / needs input / finished (default: on)",
+    )
+    app.add_argument("--theme", help="Textual theme name (default: textual-dark)")
+    app.add_argument(
+        "--checkin-timeout",
+        type=float,
+        metavar="S",
+        help="seconds before a check-in counts as unanswered (default: 120)",
+    )
+    app.add_argument(
+        "--frames",
+        metavar="NAME|PATH",
+        help="replay recorded frames instead of connecting (read-only; e.g. showcase)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

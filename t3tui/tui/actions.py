@@ -1,0 +1,329 @@
+"""The app's actions: gating (`check_action`), confirmations, and launching action flows.
+
+A mixin of `SupervisorApp`, kept apart so the app module stays about rendering. Each action
+that talks to the server runs its flow (`flows.py`) in its own exclusive worker, grouped by
+action and thread, and hears back only through `ActionUpdate` messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+
+from t3tui.client.errors import describe
+from t3tui.client.state import Live, Stale, Syncing
+from t3tui.tui import flows
+from t3tui.tui.gates import NEEDS_ROW, interrupt_choices, unavailable, unsettled_descendants
+from t3tui.tui.helptext import help_text
+from t3tui.tui.keys import BY_ID
+from t3tui.tui.messages import ActionStatus, ActionUpdate, SettleChecked
+from t3tui.tui.screens.modals import Choice, ConfirmScreen, Field, HelpScreen, PromptScreen
+from t3tui.tui.screens.transcript import TranscriptScreen
+from t3tui.tui.timeline import timeline_parent
+from t3tui.tui.widgets.thread_tree import ThreadTree
+
+if TYPE_CHECKING:
+    from t3tui.tui.app import SupervisorApp
+
+    _Base = SupervisorApp
+else:
+    _Base = object
+
+Report = Callable[[str, str], None]
+MAIN_ONLY = frozenset({"filter", "problems", "timeline", "clear_filter"})
+DEFAULT_DECISIONS = (("accept", "Accept"), ("acceptForSession", "Accept for session"),
+                     ("decline", "Decline"))
+
+
+def _quoted(title: str) -> str:
+    return f"“{title}”"
+
+
+class ActionsMixin(_Base):
+    """Action methods of `SupervisorApp` (see the module docstring)."""
+
+    # -- gating --
+
+    def why_not(self, action: str) -> str | None:
+        """Why `action` does not apply now, or None when it does."""
+        if action == "open" and isinstance(self.screen, TranscriptScreen):
+            return "already open"
+        row = self.current_row()
+        connected = isinstance(self.conn, Live | Stale | Syncing)
+        busy = frozenset(
+            kind for kind, s in self.statuses.get(row.id, {}).items() if not s.done
+        ) if row is not None else frozenset()
+        return unavailable(action, row, connected=connected, busy_actions=busy)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in NEEDS_ROW:
+            return None if self.why_not(action) else True
+        if action in MAIN_ONLY:
+            if self.screen is not self.main_screen:
+                return None
+            if action == "clear_filter":
+                return True if self.row_filter.active else None
+        if action == "help" and isinstance(self.screen, HelpScreen):
+            return None
+        return True
+
+    def run_from_palette(self, action: str) -> None:
+        reason = self.why_not(action) if action in NEEDS_ROW else None
+        if reason:
+            spec = BY_ID.get(action)
+            self.notify(reason, title=spec.label if spec else action, severity="warning")
+            return
+        getattr(self, f"action_{action}")()
+
+    # -- flows in workers --
+
+    def start_flow(self, thread_id: str, kind: str, run: Callable[[Report], Awaitable[Any]],
+                   *, deadline_s: float | None = None) -> None:
+        started = self.clock()
+        deadline = started + timedelta(seconds=deadline_s) if deadline_s else None
+
+        def report(phase: str, text: str) -> None:
+            self.post_message(ActionUpdate(
+                ActionStatus(thread_id, kind, phase, text, started, deadline)))
+
+        async def job() -> None:
+            try:
+                await run(report)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a flow never takes the app down
+                report("unknown", f"{kind} outcome unknown: {describe(exc)}")
+
+        # Record "pending" now, so the key is gated before the worker even starts.
+        self.statuses.setdefault(thread_id, {})[kind] = ActionStatus(
+            thread_id, kind, "pending", f"{kind}…", started, deadline)
+        self.run_worker(job(), name=f"{kind} {thread_id}", group=f"{kind}:{thread_id}",
+                        exclusive=True, exit_on_error=False)
+        self.refresh_view()
+
+    def _timeout(self) -> float:
+        return self.config.confirm_timeout_s
+
+    # -- open --
+
+    def action_open(self) -> None:
+        thread_id = self.current_thread_id()
+        if thread_id is None or isinstance(self.screen, TranscriptScreen):
+            return
+        opened = self.source.open_thread(thread_id)
+
+        def closed(_result: object) -> None:
+            if opened:
+                self.source.close_thread(thread_id)
+            self.refresh_view()
+
+        self.push_screen(TranscriptScreen(thread_id), callback=closed)
+        self.call_after_refresh(self.refresh_view)
+
+    # -- settle --
+
+    def action_settle(self) -> None:
+        row, view = self.current_row(), self.view
+        if row is None or view is None:
+            return
+        thread_id = row.id
+        unsettled = [r.id for r in unsettled_descendants(view, row)]
+
+        async def check(report: Report) -> None:
+            report("pending", "checking which children share its provider session…")
+            risks = await self.source.settle_risks(thread_id, unsettled)
+            self.post_message(SettleChecked(thread_id, risks, unsettled))
+
+        self.start_flow(thread_id, "settle", check)
+
+    def on_settle_checked(self, message: SettleChecked) -> None:
+        self.statuses.get(message.thread_id, {}).pop("settle", None)
+        view = self.view
+        row = view.row(message.thread_id) if view else None
+        if row is None or view is None:
+            self.refresh_view()
+            return
+        title = row.title or row.id
+        body = Text("Settling marks the thread done in the inbox and detaches its live "
+                    "provider sessions.")
+        names = [self._title_of(t) for t in message.unsettled]
+        if names:
+            body.append("\nUnsettled children stay as they are: ")
+            body.append(", ".join(names))
+        warning = None
+        choices = [Choice("settle", "Settle")]
+        if message.risks:
+            warning = Text("⚠ Live children share this thread's provider session:\n")
+            for risk in message.risks:
+                warning.append(f"  • {self._title_of(risk.child_id)}")
+                warning.append(f" (session {risk.session_id})\n")
+            warning.append("Settling detaches that session: the child's next turn can hang "
+                           "with its reply lost (seed 004). Settle the children first.")
+            choices = [Choice("children", "Settle children first"),
+                       Choice("settle", "Settle anyway", "error")]
+        self.push_screen(
+            ConfirmScreen(f"Settle {_quoted(title)}?", body, choices, warning=warning),
+            callback=lambda choice: self._settle_chosen(row.id, choice, message.unsettled),
+        )
+        self.refresh_view()
+
+    def _settle_chosen(self, thread_id: str, choice: str | None, unsettled: list[str]) -> None:
+        if choice is None:
+            self.refresh_view()
+            return
+        targets = [*unsettled[::-1], thread_id] if choice == "children" else [thread_id]
+
+        async def settle_all(report: Report) -> None:
+            for target in targets:
+                last = target == thread_id
+                label = "" if last else f"child {self._title_of(target)}: "
+
+                def sub(phase: str, text: str, label: str = label, last: bool = last) -> None:
+                    # A settled child is a step, not the outcome: only the parent's ends it.
+                    report(phase if last else "pending", label + text)
+
+                if not await flows.settle(self.source, target, report=sub, clock=self.clock,
+                                          timeout=self._timeout(), new_id=self.new_id):
+                    report("failed", f"{label}did not settle; stopped before the parent")
+                    return
+
+        self.start_flow(thread_id, "settle", settle_all)
+
+    # -- interrupt --
+
+    def action_interrupt(self) -> None:
+        row, view = self.current_row(), self.view
+        if row is None or view is None:
+            return
+        choices = interrupt_choices(view, row)
+        if not choices:
+            return
+        body = Text()
+        for i, choice in enumerate(choices):
+            body.append("\n" if i else "")
+            body.append(f"• {choice.label}", style="bold")
+            body.append(f"\n  stops run {choice.run_id} of {_quoted(choice.title)}: ")
+            body.append(choice.consequence)
+        buttons = [Choice(c.key, c.label, "warning" if c.key.startswith("child:") else "error")
+                   for c in choices]
+        by_key = {c.key: c for c in choices}
+
+        def chosen(key: str | None) -> None:
+            choice = by_key.get(key or "")
+            if choice is None:
+                return
+            self.quiet([choice.thread_id])
+            self.start_flow(choice.thread_id, "interrupt", lambda report: flows.interrupt(
+                self.source, choice.thread_id, choice.run_id, report=report, clock=self.clock,
+                timeout=self._timeout(), new_id=self.new_id))
+
+        self.push_screen(ConfirmScreen(f"Interrupt {_quoted(row.title or row.id)}?", body,
+                                       buttons), callback=chosen)
+
+    # -- check-in --
+
+    def action_checkin(self) -> None:
+        row = self.current_row()
+        if row is None:
+            return
+        cfg, thread_id = self.config, row.id
+        self.start_flow(thread_id, "checkin", lambda report: flows.checkin(
+            self.source, thread_id, report=report, clock=self.clock, text=cfg.checkin_text,
+            expect=cfg.checkin_expect, timeout_s=cfg.checkin_timeout_s),
+            deadline_s=cfg.checkin_timeout_s)
+
+    # -- answer --
+
+    def action_answer(self) -> None:
+        row = self.current_row()
+        if row is None or row.pending_request is None:
+            return
+        request, thread_id = row.pending_request, row.id
+        prompt = self.source.transcripts.get(thread_id).prompts.get(request.id)
+        title = f"Answer {_quoted(row.title or row.id)}"
+        body = Text(f"{request.kind} request {request.id}")
+        if prompt is not None and prompt.prompt:
+            body.append("\n\n")
+            body.append(prompt.prompt)
+
+        def respond(**answer: Any) -> None:
+            self.start_flow(thread_id, "answer", lambda report: flows.respond(
+                self.source, thread_id, request.id, report=report, clock=self.clock,
+                timeout=self._timeout(), new_id=self.new_id, **answer))
+
+        if request.kind == "user_input" or (prompt is not None and prompt.questions):
+            questions = prompt.questions if prompt is not None and prompt.questions else ()
+            fields = [Field(qid, text or qid) for qid, text in questions] or [
+                Field("answer", "Answer")]
+            self.push_screen(PromptScreen(title, body, fields, submit="Answer"),
+                             callback=lambda values: values and respond(answers=values))
+            return
+        options = prompt.options if prompt is not None and prompt.options else DEFAULT_DECISIONS
+        choices = [Choice(decision, label, "error" if decision in ("decline", "cancel")
+                          else "primary") for decision, label in options]
+        self.push_screen(ConfirmScreen(title, body, choices),
+                         callback=lambda decision: decision and respond(decision=decision))
+
+    # -- message --
+
+    def action_message(self) -> None:
+        row = self.current_row()
+        if row is None:
+            return
+        thread_id = row.id
+        busy = row.active_run_id is not None
+        body = Text("Sent as you. " + ("It is queued after the active run." if busy
+                                       else "It starts a new run."))
+
+        def send(values: dict[str, str] | None) -> None:
+            if values:
+                text = values["text"]
+                self.start_flow(thread_id, "message", lambda report: flows.send_message(
+                    self.source, thread_id, text, report=report, clock=self.clock,
+                    timeout=self._timeout(), new_id=self.new_id))
+
+        self.push_screen(PromptScreen(f"Message to {_quoted(row.title or row.id)}", body,
+                                      [Field("text", "Message")]), callback=send)
+
+    # -- filters, panes, help --
+
+    def action_filter(self) -> None:
+        box = self.query_one("#filter")
+        box.remove_class("-hidden")
+        box.focus()
+
+    def action_problems(self) -> None:
+        flt = self.row_filter
+        self.row_filter = type(flt)(flt.words, flt.states, not flt.problems_only)
+        self.refresh_view()
+
+    def action_clear_filter(self) -> None:
+        from textual.widgets import Input
+
+        box = self.query_one("#filter", Input)
+        box.value = ""
+        box.add_class("-hidden")
+        self.row_filter = type(self.row_filter)()
+        self.query_one(ThreadTree).focus()
+        self.refresh_view()
+
+    def action_timeline(self) -> None:
+        self.query_one("#timeline").toggle_class("-off")
+        self.refresh_view()
+
+    def action_help(self) -> None:
+        keys = {spec_id: self.config.keys.get(spec_id, spec.key)
+                for spec_id, spec in BY_ID.items()}
+        from textual.binding import Binding
+
+        content = help_text(keys, lambda key: self.get_key_display(Binding(key, "")))
+        self.push_screen(HelpScreen(content))
+
+    def timeline_parent_id(self) -> str | None:
+        view = self.view
+        parent = timeline_parent(view, self.current_row()) if view else None
+        return parent.id if parent else None

@@ -1,0 +1,56 @@
+"""The help screen's text: keys as currently mapped, state glyphs, filter syntax."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from rich.text import Text
+
+from t3tui.tui.filters import SYNTAX_HELP
+from t3tui.tui.keys import ACTIONS
+from t3tui.tui.labels import NATIVE_GLYPH, STATE_LOOK
+from t3tui.tui.timeline import LEGEND
+
+STATE_MEANING = {
+    "needs-input": "blocked on an approval or a question: answer it",
+    "stuck": "a rule says it is hung (the reason and evidence are in the detail pane)",
+    "creating": "the task exists; its child thread or first run not yet",
+    "queued": "its run is queued or preparing",
+    "running": "its run is starting or running",
+    "draining": "the provider finished; T3 is finalizing the run",
+    "waiting": "its own run is over (or blocked in a wait) while children work",
+    "done": "a child whose task finished (and whether the parent saw it)",
+    "settled": "settled in the inbox, nothing running",
+    "idle": "nothing running",
+}
+
+
+def help_text(keys: Mapping[str, str], display: Callable[[str], str]) -> Text:
+    """`keys`: binding id -> key string in force; `display`: key string -> what to show."""
+    text = Text()
+    text.append("Keys\n", style="bold")
+    for spec in ACTIONS:
+        shown = ", ".join(display(k) for k in keys.get(spec.id, spec.key).split(","))
+        text.append(f"  {shown:<10}", style="bold")
+        text.append(f" {spec.label:<13}")
+        text.append(f" {spec.help}\n", style="dim")
+    for key, what in (("↑ ↓ j k", "move"), ("space", "expand or collapse a parent"),
+                      ("escape", "back from a transcript, clear the filter, close a dialog"),
+                      ("ctrl+p", "command palette: every action by name")):
+        text.append(f"  {key:<10}", style="bold")
+        text.append(f" {what}\n", style="dim")
+    text.append("\nStates (glyph + word, so colour is optional)\n", style="bold")
+    for state, (glyph, word) in STATE_LOOK.items():
+        text.append(f"  {glyph} {word:<12}")
+        text.append(f" {STATE_MEANING[state]}\n", style="dim")
+    text.append(f"  {NATIVE_GLYPH} native      ", style="")
+    text.append(" provider-native child (cannot receive messages)\n", style="dim")
+    text.append("  ⚑ marker      ", style="")
+    text.append(" findings: stuck, serialized, phantom, undelivered, orphaned\n", style="dim")
+    text.append("\nFilter (/)\n", style="bold")
+    text.append(f"  {SYNTAX_HELP}\n", style="dim")
+    text.append("\nTimeline\n", style="bold")
+    text.append(f"  {LEGEND}\n", style="dim")
+    text.append("\nConfig: ~/.config/t3tui/config.toml ([keys], [notifications], [checkin], [ui])",
+                style="dim")
+    return text

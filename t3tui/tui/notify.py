@@ -1,0 +1,65 @@
+"""Which transitions deserve a notification (toast and bell).
+
+Only real transitions between two synchronized views (the model's `changes` already ignores
+threads seen for the first time): a thread became stuck, needs input, or finished. Never for
+a thread the user just acted on (their own interrupt), never for replayed history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from t3tui.model import Change
+from t3tui.tui.labels import glyph
+
+# Leaving one of these for done/idle/settled counts as "finished".
+WORKING = frozenset({"running", "waiting", "draining", "queued", "creating", "stuck", "needs-input"})
+FINISHED = frozenset({"done", "idle", "settled"})
+
+
+@dataclass(frozen=True)
+class Notice:
+    event: str          # stuck | needs-input | finished
+    thread_id: str
+    text: str
+    severity: str       # information | warning | error
+
+
+def notices(
+    found: Iterable[Change],
+    *,
+    events: frozenset[str],
+    quiet: dict[str, datetime],
+    now: datetime,
+) -> list[Notice]:
+    """Notices for `found` changes; `quiet` maps thread ids to the end of their quiet time."""
+    out: list[Notice] = []
+    seen: set[tuple[str, str]] = set()
+    for change in found:
+        until = quiet.get(change.thread_id)
+        if until is not None and now < until:
+            continue
+        notice = _notice(change)
+        if notice is None or notice.event not in events:
+            continue
+        key = (notice.event, notice.thread_id)
+        if key not in seen:
+            seen.add(key)
+            out.append(notice)
+    return out
+
+
+def _notice(change: Change) -> Notice | None:
+    title = change.title or change.thread_id
+    if change.kind == "state" and change.new_state == "stuck":
+        return Notice("stuck", change.thread_id,
+                      f"{glyph('stuck')} {title} looks stuck: {change.reason}", "error")
+    if change.kind == "state" and change.new_state == "needs-input":
+        return Notice("needs-input", change.thread_id,
+                      f"{glyph('needs-input')} {title} needs input: {change.reason}", "warning")
+    if change.kind == "state" and change.old_state in WORKING and change.new_state in FINISHED:
+        return Notice("finished", change.thread_id,
+                      f"{glyph('done')} {title} finished ({change.new_state})", "information")
+    return None

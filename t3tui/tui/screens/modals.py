@@ -1,0 +1,152 @@
+"""Modal screens: confirm a destructive action, ask for text, show help."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+
+@dataclass(frozen=True)
+class Choice:
+    key: str
+    label: str
+    variant: str = "primary"   # Textual button variants: primary, warning, error, default
+
+
+class ConfirmScreen(ModalScreen[str | None]):
+    """Says what will happen, then returns the chosen key (None: cancelled)."""
+
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", id="confirm.cancel"),
+        Binding("left", "app.focus_previous", "Previous", show=False),
+        Binding("right", "app.focus_next", "Next", show=False),
+    ]
+
+    def __init__(self, title: str, body: Text, choices: Sequence[Choice],
+                 *, warning: Text | None = None) -> None:
+        super().__init__(classes="confirm")
+        self._title = title
+        self._body = body
+        self._warning = warning
+        self._choices = list(choices)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(Text(self._title), id="dialog-title")
+            yield Static(self._body, id="dialog-body")
+            if self._warning is not None:
+                yield Static(self._warning, id="dialog-warning")
+            with Horizontal(id="dialog-buttons"):
+                for n, choice in enumerate(self._choices):
+                    yield Button(Text(choice.label), variant=choice.variant,  # type: ignore[arg-type]
+                                 id=f"choice-{n}", name=choice.key)
+                yield Button("Cancel", variant="default", id="choice-cancel", name="")
+
+    def on_mount(self) -> None:
+        self.query(Button).first().focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.name or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+@dataclass(frozen=True)
+class Field:
+    id: str
+    label: str
+    placeholder: str = ""
+
+
+class PromptScreen(ModalScreen[dict[str, str] | None]):
+    """One or more text fields; enter on the last submits, escape cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
+
+    def __init__(self, title: str, body: Text, fields: Sequence[Field],
+                 *, submit: str = "Send") -> None:
+        super().__init__(classes="prompt")
+        self._title = title
+        self._body = body
+        self._fields = list(fields)
+        self._submit = submit
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label(Text(self._title), id="dialog-title")
+            yield Static(self._body, id="dialog-body")
+            for field in self._fields:
+                yield Label(Text(field.label), classes="field-label")
+                yield Input(placeholder=field.placeholder, id=f"field-{field.id}",
+                            name=field.id)
+            yield Static("", id="dialog-error")
+            with Horizontal(id="dialog-buttons"):
+                yield Button(self._submit, variant="primary", id="submit")
+                yield Button("Cancel", variant="default", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query(Input).first().focus()
+
+    def _values(self) -> dict[str, str]:
+        return {i.name or "": i.value for i in self.query(Input)}
+
+    def _submit_if_complete(self) -> None:
+        values = self._values()
+        missing = [f.label for f in self._fields if not values.get(f.id, "").strip()]
+        if missing:
+            self.query_one("#dialog-error", Static).update(
+                Text(f"Needed: {', '.join(missing)}")
+            )
+            return
+        self.dismiss(values)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        inputs = list(self.query(Input))
+        if event.input is inputs[-1]:
+            self._submit_if_complete()
+        else:
+            inputs[inputs.index(event.input) + 1].focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "submit":
+            self._submit_if_complete()
+        else:
+            self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key (as currently mapped), the state glyphs and the filter syntax."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="help.close"),
+        Binding("question_mark", "close", "Close", show=False),
+        Binding("q", "close", "Close", show=False),
+    ]
+
+    def __init__(self, content: Text) -> None:
+        super().__init__(classes="help")
+        self._content = content
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label("t3tui · help", id="dialog-title")
+            with VerticalScroll(id="help-scroll"):
+                yield Static(self._content, id="help-body")
+            yield Label(Text("escape closes"), id="dialog-hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

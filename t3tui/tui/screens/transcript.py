@@ -1,0 +1,89 @@
+"""Open subagent: one thread's live transcript, followed as it streams; escape goes back."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from t3tui.model import ThreadRow
+from t3tui.tui.detail import action_text, reason_text
+from t3tui.tui.labels import RowStyles, age, clock, glyph, provider_text, word
+from t3tui.tui.messages import ActionStatus
+from t3tui.tui.transcripts import Transcript
+from t3tui.tui.widgets.panes import StyledStatic
+
+
+def render_transcript(transcript: Transcript, styles: RowStyles) -> Text:
+    messages = transcript.ordered_messages()
+    if not messages:
+        return Text("No messages yet (the thread's stream is being followed).", style=styles.dim)
+    text = Text()
+    for i, message in enumerate(messages):
+        if i:
+            text.append("\n\n")
+        text.append(message.role, style=styles.finding)
+        text.append(f"  {clock(message.created_at)} UTC", style=styles.dim)
+        if message.streaming:
+            text.append("  streaming…", style=styles.dim)
+        text.append("\n")
+        text.append(message.text)  # agent text: plain, never markup
+    return text
+
+
+def render_heading(row: ThreadRow | None, thread_id: str, now: datetime, styles: RowStyles,
+                   actions: list[ActionStatus]) -> Text:
+    text = Text(no_wrap=True, overflow="ellipsis")
+    if row is None:
+        text.append(f"{thread_id} · not in the tree any more", style=styles.dim)
+        return text
+    state_style = styles.states.get(row.state)
+    text.append(f"{glyph(row.state)} ", style=state_style)
+    text.append(row.title or row.id, style=styles.title)
+    text.append(f"  {word(row.state)} {age(row.state_since, now)}", style=state_style)
+    reason = reason_text(row)
+    if reason:
+        text.append(" — ")
+        text.append(reason)
+    provider = provider_text(row)
+    if provider:
+        text.append(f"  {provider}", style=styles.dim)
+    for status in actions:
+        text.append(f"\n{status.kind}: ", style=styles.dim)
+        text.append(action_text(status, now))
+    return text
+
+
+class TranscriptScreen(Screen[None]):
+    """The app keeps calling `show()` while this screen is on top."""
+
+    BINDINGS = [Binding("escape", "back", "Back", id="back")]
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(classes="transcript")
+        self.thread_id = thread_id
+
+    def compose(self) -> ComposeResult:
+        yield StyledStatic(id="transcript-heading")
+        with VerticalScroll(id="transcript-scroll"):
+            yield StyledStatic(id="transcript-body")
+        yield Footer()
+
+    def show(self, row: ThreadRow | None, transcript: Transcript, now: datetime,
+             actions: list[ActionStatus]) -> None:
+        heading = self.query_one("#transcript-heading", StyledStatic)
+        heading.update(render_heading(row, self.thread_id, now, heading.row_styles(), actions))
+        body = self.query_one("#transcript-body", StyledStatic)
+        scroll = self.query_one("#transcript-scroll", VerticalScroll)
+        follow = scroll.scroll_y >= scroll.max_scroll_y - 1
+        body.update(render_transcript(transcript, body.row_styles()))
+        if follow:
+            scroll.scroll_end(animate=False)
+
+    def action_back(self) -> None:
+        self.dismiss(None)

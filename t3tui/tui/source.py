@@ -1,0 +1,138 @@
+"""Where the app's data comes from: a live server, or recorded frames.
+
+The app never touches a socket. It talks to a `Source`: a supervisor (the model) and
+transcripts that the source keeps fed, an observable connection state, update callbacks, and
+the few I/O operations the actions need. `LiveSource` wraps the client's `Session`;
+`t3tui.tui.frames.FrameSource` replays recorded frames for snapshots and demos.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any, Protocol, TypeVar
+
+from t3tui.client.backoff import Backoff
+from t3tui.client.checkin import run_checkin
+from t3tui.client.outcome import CommandOutcome
+from t3tui.client.secret import Target
+from t3tui.client.session import Session, StreamUpdate
+from t3tui.client.settle_guard import SharedSession, settle_risks
+from t3tui.client.state import ConnectionState, Observable
+from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor
+from t3tui.tui.transcripts import TranscriptStore
+
+T = TypeVar("T")
+Clock = Callable[[], datetime]
+
+
+class Source(Protocol):
+    """What the app needs from its data source (see the module docstring)."""
+
+    label: str
+    supervisor: Supervisor
+    transcripts: TranscriptStore
+    state: Observable[ConnectionState]
+
+    async def run(self) -> None:
+        """Connect and keep the supervisor fed until `stop()` (or a fatal error: raises)."""
+
+    async def stop(self) -> None: ...
+
+    def on_update(self, callback: Callable[[StreamUpdate], None]) -> Callable[[], None]: ...
+
+    def open_thread(self, thread_id: str) -> bool: ...
+
+    def close_thread(self, thread_id: str) -> None: ...
+
+    async def dispatch(self, command: Any, timeout: float) -> CommandOutcome: ...
+
+    async def wait_until(self, predicate: Callable[[], T | None], timeout: float) -> T | None: ...
+
+    async def checkin(
+        self, thread_id: str, *, text: str, expect: str, timeout_s: float, clock: Clock
+    ) -> CheckInVerdict: ...
+
+    async def settle_risks(
+        self, thread_id: str, descendants: Iterable[str]
+    ) -> list[SharedSession]: ...
+
+
+class TeeSink:
+    """The session's sink: the supervisor first, then the transcripts; anything else the
+    client asks of its sink (rows, check-in bookkeeping) goes to the supervisor."""
+
+    def __init__(self, supervisor: Supervisor, transcripts: TranscriptStore) -> None:
+        self._supervisor = supervisor
+        self._transcripts = transcripts
+
+    def apply_shell(self, item: Any) -> None:
+        self._supervisor.apply_shell(item)
+
+    def apply_thread(self, thread_id: str, item: Any) -> None:
+        self._supervisor.apply_thread(thread_id, item)
+        self._transcripts.apply(thread_id, item)
+
+    def forget_thread(self, thread_id: str) -> None:
+        self._supervisor.forget_thread(thread_id)
+        self._transcripts.forget(thread_id)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._supervisor, name)
+
+
+class LiveSource:
+    """A real T3 V2 server through the client's `Session`."""
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        config: DetectorConfig | None = None,
+        label: str | None = None,
+        backoff: Backoff | None = None,
+        ping_interval: float = 5.0,
+    ) -> None:
+        self.label = label or target.base_url
+        self.supervisor = Supervisor(config=config)
+        self.transcripts = TranscriptStore()
+        self._session = Session(
+            target,
+            TeeSink(self.supervisor, self.transcripts),
+            backoff=backoff,
+            ping_interval=ping_interval,
+        )
+        self.state = self._session.state
+
+    async def run(self) -> None:
+        await self._session.run()
+
+    async def stop(self) -> None:
+        await self._session.stop()
+
+    def on_update(self, callback: Callable[[StreamUpdate], None]) -> Callable[[], None]:
+        return self._session.on_update(callback)
+
+    def open_thread(self, thread_id: str) -> bool:
+        return self._session.open_thread(thread_id)
+
+    def close_thread(self, thread_id: str) -> None:
+        self._session.close_thread(thread_id)
+
+    async def dispatch(self, command: Any, timeout: float) -> CommandOutcome:
+        return await self._session.dispatch_until_known(command, timeout)
+
+    async def wait_until(self, predicate: Callable[[], T | None], timeout: float) -> T | None:
+        return await self._session.wait_until(predicate, timeout)
+
+    async def checkin(
+        self, thread_id: str, *, text: str, expect: str, timeout_s: float, clock: Clock
+    ) -> CheckInVerdict:
+        return await run_checkin(
+            self._session, thread_id, text=text, expect=expect, timeout_s=timeout_s, clock=clock
+        )
+
+    async def settle_risks(
+        self, thread_id: str, descendants: Iterable[str]
+    ) -> list[SharedSession]:
+        return await settle_risks(self._session, thread_id, descendants)

@@ -1,0 +1,169 @@
+"""A parent's children as bars on one UTC time axis: created, running, terminal, wait returned.
+
+Serialized waits show as bars that start only where the previous one ends; parallel children
+overlap. `bars()` computes the data (tests check it), `render_timeline()` draws it as plain
+text with theme styles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from rich.text import Text
+
+from t3tui.model import SupervisorView, ThreadRow
+from t3tui.tui.labels import RowStyles, clock, glyph
+from t3tui.tui.transcripts import TranscriptStore
+
+QUEUED, RUNNING, GAP, END, RETURNED = "░", "█", "·", "┃", "▼"
+LEGEND = (f"{QUEUED} created  {RUNNING} run  {GAP} between runs  {END} ended  "
+          f"{RETURNED} wait returned · UTC")
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One child: when it was created, its runs' spans, when it ended (or now)."""
+
+    thread_id: str
+    title: str
+    state: str
+    created: datetime
+    spans: tuple[tuple[datetime, datetime], ...]
+    end: datetime
+    ended: bool                      # False: still going at `end` (= now)
+    wait_returned: datetime | None
+
+    @property
+    def start(self) -> datetime:
+        return self.spans[0][0] if self.spans else self.created
+
+
+def timeline_parent(view: SupervisorView, row: ThreadRow | None) -> ThreadRow | None:
+    """The parent whose children to draw: the row itself, or its parent for a leaf child."""
+    if row is None:
+        return None
+    if row.children:
+        return row
+    parent = view.row(row.parent_id) if row.parent_id else None
+    return parent if parent is not None and parent.children else None
+
+
+def _bar(child: ThreadRow, transcripts: TranscriptStore, now: datetime) -> Bar | None:
+    runs = transcripts.get(child.id).ordered_runs()
+    task = child.task
+    created = task.started_at if task and task.started_at else None
+    if created is None and runs:
+        created = runs[0].requested_at or runs[0].started_at
+    created = created or child.run_started_at
+    if created is None:
+        return None
+    live = child.active_run_id is not None or child.state in ("creating", "queued")
+    spans = []
+    for run in runs:
+        if run.started_at is None:
+            continue
+        active = run.id == child.active_run_id
+        spans.append((run.started_at, run.completed_at or (now if active else run.started_at)))
+    if not spans and child.run_started_at is not None:
+        spans.append((child.run_started_at, now if live else child.run_started_at))
+    end: datetime | None
+    if live:
+        end, ended = now, False
+    elif task is not None and task.completed_at is not None:
+        end, ended = task.completed_at, True
+    else:
+        end = max((s[1] for s in spans), default=None)
+        end, ended = (end, True) if end is not None else (now, False)
+    returned = task.wait_returned_at if task is not None and task.mode == "wait" else None
+    end = max(end, created, *(s[1] for s in spans))
+    return Bar(child.id, child.title or child.id, child.state, created, tuple(spans), end,
+               ended, returned)
+
+
+def bars(view: SupervisorView, parent: ThreadRow, transcripts: TranscriptStore,
+         now: datetime) -> list[Bar]:
+    out = []
+    for child_id in parent.children:
+        child = view.row(child_id)
+        if child is not None and (bar := _bar(child, transcripts, now)) is not None:
+            out.append(bar)
+    return out
+
+
+def max_overlap(found: list[Bar]) -> int:
+    """The most children running at one instant (by their runs' spans)."""
+    points = []
+    for bar in found:
+        for start, end in bar.spans:
+            points.append((start, 1))
+            points.append((end, -1))
+    best = current = 0
+    for _, delta in sorted(points, key=lambda p: (p[0], p[1])):
+        current += delta
+        best = max(best, current)
+    return best
+
+
+def render_timeline(parent: ThreadRow, found: list[Bar], width: int, styles: RowStyles) -> Text:
+    text = Text(no_wrap=True, overflow="crop")
+    text.append(f"Timeline · {parent.title or parent.id}", style=styles.title)
+    if not found:
+        text.append("\nno children with known times yet", style=styles.dim)
+        return text
+    name_w = max(10, min(22, width // 4))
+    bar_w = max(10, width - name_w - 1)
+    t0 = min(b.created for b in found)
+    t1 = max(b.end for b in found)
+    span = max((t1 - t0).total_seconds(), 1.0)
+
+    def col(at: datetime) -> int:
+        return min(bar_w - 1, max(0, int((at - t0).total_seconds() / span * (bar_w - 1))))
+
+    serialized = [f for f in parent.findings if f.kind == "serialized_wait"]
+    if serialized:
+        text.append("\n⚑ serialized: waits ran one at a time", style=styles.finding)
+    else:
+        at_once = max_overlap(found)
+        text.append("\n" + (f"up to {at_once} children ran at once" if at_once > 1
+                            else "no two children ran at once"), style=styles.dim)
+    axis = [" "] * bar_w
+    marks = [(0, t0), (bar_w - 1, t1)]
+    if bar_w >= 40:
+        marks.insert(1, (bar_w // 2, t0 + timedelta(seconds=span / 2)))
+    for pos, at in marks:
+        label = clock(at)
+        start = min(max(0, pos - len(label) // 2), bar_w - len(label))
+        axis[start:start + len(label)] = list(label)
+    text.append("\n" + " " * (name_w + 1) + "".join(axis), style=styles.dim)
+    for bar in found:
+        text.append("\n")
+        name = f"{glyph(bar.state)} {bar.title}"
+        name = name if len(name) <= name_w else name[: name_w - 1] + "…"
+        style = styles.states.get(bar.state)
+        text.append(f"{name:<{name_w}} ", style=style)
+        text.append(_cells(bar, bar_w, col), style=style)
+    text.append("\n" + LEGEND, style=styles.dim)
+    return text
+
+
+def _cells(bar: Bar, width: int, col: Callable[[datetime], int]) -> str:
+    cells = [" "] * width
+    first = col(bar.start)
+    for c in range(col(bar.created), first):
+        cells[c] = QUEUED
+    if bar.spans:
+        for c in range(first, col(bar.spans[-1][1]) + 1):
+            cells[c] = GAP
+        for start, end in bar.spans:
+            for c in range(col(start), col(end) + 1):
+                cells[c] = RUNNING
+    else:
+        for c in range(col(bar.created), col(bar.end) + 1):
+            cells[c] = QUEUED
+    if bar.ended:
+        cells[col(bar.end)] = END
+    if bar.wait_returned is not None:
+        cells[col(bar.wait_returned)] = RETURNED
+    return "".join(cells)

@@ -1,0 +1,123 @@
+"""The panes around the tree: detail, timeline, status bar and the connection banner.
+
+Each is a `Static` whose content is rebuilt from plain `Text`; colours come from component
+classes in `styles.tcss`, so the theme decides them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import Static
+
+from t3tui.client.state import ConnectionState, Failed, Live, Reconnecting
+from t3tui.model import SupervisorView, ThreadRow
+from t3tui.tui.detail import render_detail
+from t3tui.tui.labels import STATE_LOOK, RowStyles, clock
+from t3tui.tui.messages import ActionStatus
+from t3tui.tui.timeline import Bar, bars, render_timeline, timeline_parent
+from t3tui.tui.transcripts import TranscriptStore
+from t3tui.tui.widgets.thread_tree import STATE_CLASSES
+
+
+class StyledStatic(Static):
+    """A `Static` that resolves state and row styles from its component classes."""
+
+    COMPONENT_CLASSES = {*STATE_CLASSES, "row--title", "row--dim", "row--finding"}
+
+    def row_styles(self) -> RowStyles:
+        def style(name: str) -> Style:
+            return self.get_component_rich_style(name, partial=True)
+
+        return RowStyles(
+            states={state: style(f"state--{state}") for state in STATE_LOOK},
+            title=style("row--title"),
+            dim=style("row--dim"),
+            finding=style("row--finding"),
+        )
+
+
+class DetailPane(StyledStatic):
+    """Everything about the selected thread."""
+
+    def show(self, row: ThreadRow | None, view: SupervisorView | None,
+             transcripts: TranscriptStore, now: datetime, actions: list[ActionStatus],
+             answer_key: str) -> None:
+        transcript = transcripts.get(row.id) if row is not None else transcripts.get("")
+        self.update(render_detail(row, view, transcript, now, self.row_styles(),
+                                  actions=actions, answer_key=answer_key))
+
+
+class TimelineView(StyledStatic):
+    """The selected parent's children on one time axis."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.current: list[Bar] = []
+
+    def show(self, row: ThreadRow | None, view: SupervisorView | None,
+             transcripts: TranscriptStore, now: datetime) -> None:
+        parent = timeline_parent(view, row) if view is not None else None
+        self.set_class(parent is None, "-empty")
+        if parent is None or view is None:
+            self.current = []
+            self.update("")
+            return
+        self.current = bars(view, parent, transcripts, now)
+        width = max(30, self.content_size.width or self.size.width or 60)
+        self.update(render_timeline(parent, self.current, width, self.row_styles()))
+
+
+def connection_word(state: ConnectionState) -> str:
+    if isinstance(state, Reconnecting):
+        return f"reconnecting (attempt {state.attempt})"
+    return {"live": "live", "connecting": "connecting", "syncing": "syncing",
+            "stale": "stale · catching up", "failed": "disconnected"}.get(state.kind, state.kind)
+
+
+class StatusBar(StyledStatic):
+    """Server, connection state, last sequence, rows shown and the filter in force."""
+
+    def show(self, label: str, state: ConnectionState, sequence: int | None, shown: int,
+             total: int, filter_text: str) -> None:
+        styles = self.row_styles()
+        text = Text(no_wrap=True, overflow="ellipsis")
+        dot_style = styles.states.get("running") if isinstance(state, Live) else (
+            styles.states.get("stuck") if isinstance(state, Failed) else
+            styles.states.get("needs-input"))
+        text.append("● " if isinstance(state, Live) else "○ ", style=dot_style)
+        text.append(connection_word(state), style=dot_style)
+        text.append(" · ")
+        text.append(label)
+        text.append(f" · seq {sequence if sequence is not None else '—'}", style=styles.dim)
+        text.append(f" · {shown}/{total} threads" if shown != total else f" · {total} threads",
+                    style=styles.dim)
+        if filter_text:
+            text.append(" · filter: ", style=styles.dim)
+            text.append(filter_text)
+        self.set_class(not isinstance(state, Live), "-not-live")
+        self.update(text)
+
+
+class Banner(Static):
+    """Visible whenever the data on screen is not live, saying why and since when."""
+
+    def show(self, label: str, state: ConnectionState, last_live: datetime | None) -> None:
+        since = f" Data shown is from {clock(last_live)} UTC." if last_live else ""
+        text: str | None
+        if isinstance(state, Live):
+            text = None
+        elif isinstance(state, Reconnecting):
+            text = (f"⚠ stale — reconnecting to {label} (attempt {state.attempt}: "
+                    f"{state.last_error}).{since} Nothing here is live.")
+        elif isinstance(state, Failed):
+            text = f"✖ disconnected from {label}: {state.reason}.{since} Press q to quit."
+        elif state.kind == "stale":
+            text = f"⚠ stale — reconnected to {label}, catching up.{since}"
+        else:
+            text = f"◌ {state.kind} to {label}…"
+        self.set_class(text is None, "-hidden")
+        self.set_class(isinstance(state, Failed), "-failed")
+        self.update(Text(text or ""))

@@ -1,0 +1,178 @@
+"""The thread tree: parents, delegated children and grandchildren, updated in place.
+
+`sync()` keeps one `TreeNode` per thread id: it sets labels that changed, adds and removes
+nodes only when the structure changed, and keeps the cursor and expansion by thread id, so a
+stream of updates never rebuilds the tree or moves the user's selection.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.style import Style
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from t3tui.model import SupervisorView, ThreadRow
+from t3tui.tui.labels import STATE_LOOK, RowStyles, row_label
+
+STATE_CLASSES = tuple(f"state--{state}" for state in STATE_LOOK)
+
+
+class ThreadTree(Tree[str]):
+    """A `Tree` whose node data is the thread id."""
+
+    COMPONENT_CLASSES = {*STATE_CLASSES, "row--title", "row--dim", "row--finding"}
+
+    class OpenRequested(Message):
+        """Enter on a row: open that thread."""
+
+        def __init__(self, thread_id: str) -> None:
+            super().__init__()
+            self.thread_id = thread_id
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("threads", id=id)
+        self.show_root = False
+        self.auto_expand = False
+        self.guide_depth = 3
+        self.nodes: dict[str, TreeNode[str]] = {}
+        self._labels: dict[str, Text] = {}
+        self._collapsed: set[str] = set()
+
+    # -- styles --
+
+    def row_styles(self) -> RowStyles:
+        def style(name: str) -> Style:
+            return self.get_component_rich_style(name, partial=True)
+
+        return RowStyles(
+            states={state: style(f"state--{state}") for state in STATE_LOOK},
+            title=style("row--title"),
+            dim=style("row--dim"),
+            finding=style("row--finding"),
+        )
+
+    # -- selection --
+
+    @property
+    def selected_id(self) -> str | None:
+        node = self.cursor_node
+        return node.data if node is not None else None
+
+    def select_thread(self, thread_id: str) -> bool:
+        node = self.nodes.get(thread_id)
+        if node is None:
+            return False
+        parent = node.parent
+        while parent is not None and not parent.is_root:
+            parent.expand()
+            parent = parent.parent
+        _ = self.last_line  # lay the lines out so the node's line number is current
+        self.move_cursor(node)
+        return True
+
+    def action_select_cursor(self) -> None:
+        thread_id = self.selected_id
+        if thread_id is not None:
+            self.post_message(self.OpenRequested(thread_id))
+
+    def _on_tree_node_collapsed(self, event: Tree.NodeCollapsed[str]) -> None:
+        if event.node.data is not None:
+            self._collapsed.add(event.node.data)
+
+    def _on_tree_node_expanded(self, event: Tree.NodeExpanded[str]) -> None:
+        self._collapsed.discard(event.node.data or "")
+
+    # -- sync --
+
+    def sync(self, view: SupervisorView, now: datetime, *, shown: set[str] | None = None,
+             stale: bool = False) -> bool:
+        """Make the tree show `view` (restricted to `shown` ids); True if structure changed."""
+        styles = self.row_styles()
+        rows = [r for r in view.rows if shown is None or r.id in shown]
+        wanted = {r.id: r for r in rows}
+        cursor = self.selected_id
+        cursor_line = self.cursor_line
+        changed = self._remove_unwanted(wanted)
+        compact = 0 < self.size.width < 64
+        for row in rows:
+            label = row_label(row, now, styles, stale=stale, compact=compact)
+            node = self.nodes.get(row.id)
+            if node is None:
+                self._add(row, label, view)
+                changed = True
+            elif self._labels.get(row.id) != label:
+                node.set_label(label)
+                self._labels[row.id] = label
+            node = self.nodes[row.id]
+            node.allow_expand = bool(row.children)
+        if changed:
+            self._restore_cursor(cursor, cursor_line, view)
+        return changed
+
+    def _parent_node(self, row: ThreadRow) -> TreeNode[str]:
+        if row.depth > 0 and row.parent_id in self.nodes:
+            return self.nodes[row.parent_id]
+        return self.root
+
+    def _remove_unwanted(self, wanted: dict[str, ThreadRow]) -> bool:
+        doomed = []
+        for thread_id, node in self.nodes.items():
+            row = wanted.get(thread_id)
+            if row is None or node.parent is not self._parent_node(row):
+                doomed.append(thread_id)
+        for thread_id in doomed:
+            node = self.nodes.get(thread_id)
+            if node is None:
+                continue  # already gone with an ancestor
+            self._forget_subtree(node)
+            node.remove()
+        return bool(doomed)
+
+    def _forget_subtree(self, node: TreeNode[str]) -> None:
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current.data is not None:
+                self.nodes.pop(current.data, None)
+                self._labels.pop(current.data, None)
+            stack.extend(current.children)
+
+    def _add(self, row: ThreadRow, label: Text, view: SupervisorView) -> None:
+        parent = self._parent_node(row)
+        siblings = [c for c in (view.row(s) for s in self._sibling_ids(row, view)) if c]
+        before = None
+        seen_self = False
+        for sibling in siblings:
+            if sibling.id == row.id:
+                seen_self = True
+            elif seen_self and sibling.id in self.nodes \
+                    and self.nodes[sibling.id].parent is parent:
+                before = self.nodes[sibling.id]
+                break
+        node = parent.add(label, row.id, before=before,
+                          expand=row.id not in self._collapsed)
+        node.allow_expand = bool(row.children)
+        self.nodes[row.id] = node
+        self._labels[row.id] = label
+
+    @staticmethod
+    def _sibling_ids(row: ThreadRow, view: SupervisorView) -> list[str]:
+        if row.depth > 0 and row.parent_id and (parent := view.row(row.parent_id)):
+            return list(parent.children)
+        return [r.id for r in view.rows if r.depth == 0]
+
+    def _restore_cursor(self, thread_id: str | None, line: int, view: SupervisorView) -> None:
+        if thread_id is not None and self.select_thread(thread_id):
+            return
+        # The selected thread went away: stay near where the cursor was.
+        if thread_id is not None:
+            row = view.row(thread_id)
+            if row is not None and row.parent_id and self.select_thread(row.parent_id):
+                return
+        last = self.last_line
+        if last >= 0:
+            self.move_cursor_to_line(min(max(line, 0), last))
