@@ -162,10 +162,14 @@ class Core:
         return unlisten
 
     async def changed(self, timeout: float | None) -> bool:
-        """Wait for the next commit; False on timeout."""
+        """Wait for the next commit; False on timeout. A cancellation always propagates."""
         pulse = self._pulse
+        # not `asyncio.wait_for`: on 3.11 it swallows a cancel that lands in the same tick as
+        # the pulse, and an interrupt's own commit is exactly such a pulse (a hung wait then
+        # survived run.interrupt)
         try:
-            await asyncio.wait_for(pulse.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await pulse.wait()
         except TimeoutError:
             return False
         return True
