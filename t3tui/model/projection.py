@@ -102,7 +102,8 @@ class Projection:
 def _progress_of(kind: str, entity: dict[str, Any]) -> datetime | None:
     """When an entity last showed agent-side progress (None: not progress)."""
     if kind == "turn-item":
-        if entity.get("type") == "user_message":
+        # the user's own message or interrupt request is not the agent making progress
+        if entity.get("type") in ("user_message", "run_interrupt_request"):
             return None
         return latest(ts(entity.get("updatedAt")), ts(entity.get("startedAt")))
     if kind == "message":
