@@ -152,7 +152,15 @@ async def _ask_then_run(ctx: TurnContext, command: str) -> None:
         ctx.replies.append(f"Not running `{command}`: the request was answered {decision}.")
 
 
+def _stop_if_cancelled() -> None:
+    """End the turn if it was asked to stop, even when awaited code swallowed the cancel."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 async def _tool(ctx: TurnContext, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    _stop_if_cancelled()  # an interrupted turn sends no further call (seed 000's queued call)
     ref = ctx.next_ref("tool")
     base = {
         "itemRef": ref,
@@ -165,6 +173,9 @@ async def _tool(ctx: TurnContext, name: str, args: dict[str, Any]) -> dict[str, 
     ctx.log("tool.call", tool=name, args=args)
     try:
         result = await ctx.tools.call_tool(name, args)
+        # a tool host that returned despite the cancel (asyncio.wait_for on 3.11 can) does not
+        # get to resume an interrupted turn
+        _stop_if_cancelled()
     except asyncio.CancelledError:
         ctx.emit("item", {**base, "status": "interrupted"})
         raise
