@@ -20,6 +20,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from t3tui.protocol import ProtocolError
+from t3tui.protocol.base import dumps
 from t3tui.protocol.rpc import (
     Ack,
     Chunk,
@@ -40,6 +41,17 @@ from t3tui.protocol.rpc import (
 )
 
 log = logging.getLogger(__name__)
+
+
+class EncodedItem(str):
+    """A stream item already encoded as JSON text, spliced into its Chunk as is: an event
+    sent to many subscribers is then encoded once, not once per subscriber."""
+
+
+def encode_chunk(request_id: str, values: list[Any]) -> str:
+    """The Chunk frame `encode_message` would write, splicing pre-encoded items."""
+    parts = [v if isinstance(v, EncodedItem) else dumps(v) for v in values]
+    return f'{{"_tag":"Chunk","requestId":{dumps(request_id)},"values":[{",".join(parts)}]}}'
 
 
 class RpcFailure(Exception):
@@ -112,7 +124,10 @@ class StreamSink:
             return
         self._awaiting_ack = True
         self._idle.clear()
-        self._send(Chunk(request_id=self._request_id, values=values))
+        if any(isinstance(v, EncodedItem) for v in values):
+            self._send(encode_chunk(self._request_id, values))
+        else:
+            self._send(Chunk(request_id=self._request_id, values=values))
 
 
 UnaryHandler = Callable[[dict[str, Any]], Awaitable[Any]]
@@ -164,8 +179,8 @@ class RpcConnection:
                 await writer
 
     def send(self, message: Any) -> None:
-        """Queue one server message for the wire (one object per frame)."""
-        self._outbox.put_nowait(encode_message(message))
+        """Queue one server message (or its already encoded text) for the wire."""
+        self._outbox.put_nowait(message if isinstance(message, str) else encode_message(message))
 
     async def _write_loop(self) -> None:
         while True:

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from t3tui.backend.engine.errors import UnknownThread
-from t3tui.backend.rpc import RpcDie, RpcFailure, StreamSink
+from t3tui.backend.rpc import EncodedItem, RpcDie, RpcFailure, StreamSink
+from t3tui.protocol.base import dumps
 from t3tui.protocol.errors import GetThreadProjectionError
 
 # Upstream's SHELL_RESUME_MAX_GAP = THREAD_RESUME_MAX_GAP.
@@ -155,10 +156,20 @@ def shell_row_item(engine: EngineView, thread_id: str, sequence: int) -> dict[st
     return {"kind": "thread.updated", "sequence": sequence, "location": location, "thread": row}
 
 
-def event_item(stored: Any) -> dict[str, Any]:
+# Every subscription hears one stored event in a row (Core._publish), so remembering the
+# last one encoded serves them all with one encoding.
+_last_encoded: list[Any] = [None, None]
+
+
+def event_item(stored: Any) -> EncodedItem:
+    """The stream item for a stored event, encoded once however many streams carry it."""
+    if _last_encoded[0] is stored:
+        return _last_encoded[1]
     # The store caches each event's wire form; fall back to encoding for other event sources.
     event = getattr(stored, "wire", None) or wire(stored.event)
-    return {"kind": "event", "sequence": stored.sequence, "event": event}
+    item = EncodedItem(dumps({"kind": "event", "sequence": stored.sequence, "event": event}))
+    _last_encoded[:] = [stored, item]
+    return item
 
 
 def event_thread_id(stored: Any) -> str:
