@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,10 @@ class ChildServer:
     The child stops when its stdin closes, so it never outlives the benchmark.
     """
 
-    def __init__(self, module: str, *args: str, startup_timeout: float = 120.0) -> None:
+    def __init__(self, module: str, *args: str, startup_timeout: float = 120.0,
+                 env: dict[str, str] | None = None) -> None:
         self.argv = [sys.executable, "-m", module, *args]
+        self.env = dict(os.environ, **(env or {}))
         self.url = ""
         self.startup_timeout = startup_timeout
         self._proc: asyncio.subprocess.Process | None = None
@@ -33,7 +36,7 @@ class ChildServer:
     async def start(self) -> ChildServer:
         self._proc = await asyncio.create_subprocess_exec(
             *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            limit=64 * 1024 * 1024, cwd=ROOT,
+            limit=64 * 1024 * 1024, cwd=ROOT, env=self.env,
         )
         line = await self.line(self.startup_timeout)
         if not line.startswith(LISTENING):
