@@ -213,13 +213,13 @@ def _parse_params(pairs: list[str]) -> dict[str, Any]:
 
 
 def _announce(url: str, generated_token: str | None) -> None:
-    lines = [LISTENING_PREFIX + url]
     if generated_token is not None:
-        lines.append(f"token (generated, shown once): {generated_token}")
-        lines.append(f"connect: t3tui --url {url} --token {generated_token}")
+        hint = (
+            f"connect: t3tui --url {url} --token {generated_token}  (generated token, shown once)"
+        )
     else:
-        lines.append(f"connect: t3tui --url {url} --token <your token>")
-    print("\n".join(lines), flush=True)
+        hint = f"connect: t3tui --url {url} --token <your token>"
+    print(f"{LISTENING_PREFIX}{url}\n{hint}", flush=True)
 
 
 def _write_url_file(path: Path, backend: Any, include_token: bool) -> None:

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from t3tui.backend import subscriptions
 from tests.backend.transport.commands import settle, thread_create
 from tests.backend.transport.rawclient import RawRpc
 
@@ -19,10 +20,10 @@ THREAD = "orchestration.subscribeThread"
 DISPATCH = "orchestration.dispatchCommand"
 
 
-def unsettle(thread_id: str) -> dict:
+def unsettle(thread_id: str, suffix: str = "x") -> dict:
     return {
         "type": "thread.unsettle",
-        "commandId": f"c-unsettle-{thread_id}-x",
+        "commandId": f"c-unsettle-{thread_id}-{suffix}",
         "threadId": thread_id,
         "reason": "user",
     }
@@ -178,3 +179,21 @@ async def test_interrupt_ends_a_stream_with_an_interrupt_exit(client):
     # Interrupting an id that is not in flight is harmless.
     await client.send({"_tag": "Interrupt", "requestId": "never-sent"})
     assert await client.ok("server.probe", {}) == {}
+
+
+async def test_a_thread_stream_that_falls_too_far_behind_is_reset_with_one_snapshot(
+    client, monkeypatch
+):
+    monkeypatch.setattr(subscriptions, "MAX_PENDING_THREAD_ITEMS", 3)
+    await client.ok(DISPATCH, thread_create("thread-f"))
+    rid = await client.request(THREAD, {"threadId": "thread-f"})
+    await client.next(rid)  # the first snapshot, deliberately not acked
+    last = None
+    for n in range(4):
+        await client.ok(DISPATCH, settle("thread-f", command_id=f"c-f-settle-{n}"))
+        last = (await client.ok(DISPATCH, unsettle("thread-f", suffix=str(n))))["sequence"]
+    await client.ack(rid)
+    [reset] = (await client.next(rid))["values"]
+    assert reset["kind"] == "snapshot"
+    assert reset["snapshotSequence"] >= last
+    assert reset["projection"]["thread"]["settledOverride"] == "active"

@@ -10,10 +10,12 @@ import sys
 
 import httpx
 import pytest
+from websockets.sync.client import connect
 
 from t3tui.backend.serve import LISTENING_PREFIX, TOKEN_ENV
 from t3tui.backend.testing import BackendProcess, descendant_pids, pid_alive, poll_until
 from t3tui.cli import main
+from tests.backend.transport.rawclient import ws_url
 
 SERVE_FLAGS = (
     "--host",
@@ -51,33 +53,37 @@ def test_help_documents_every_flag(capsys):
     assert "settle-drops-child-subscription" in text
 
 
-def test_a_generated_token_is_printed_once_and_works(tmp_path):
+def test_a_generated_token_is_printed_once_and_never_logged(tmp_path):
     url_file = tmp_path / "server.json"
     proc = subprocess.Popen(
-        serve_argv("--port", "0", "--print-url-file", str(url_file)),
+        serve_argv("--port", "0", "--print-url-file", str(url_file), "--log-level", "debug"),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=clean_env(),
         text=True,
     )
     try:
-        lines = [proc.stdout.readline() for _ in range(3)]
-        assert lines[0].startswith(LISTENING_PREFIX)
-        url = lines[0].removeprefix(LISTENING_PREFIX).strip()
-        token = lines[1].rsplit(" ", 1)[1].strip()
-        assert f"--token {token}" in lines[2]
+        listening, hint = proc.stdout.readline(), proc.stdout.readline()
+        assert listening.startswith(LISTENING_PREFIX)
+        url = listening.removeprefix(LISTENING_PREFIX).strip()
+        token = hint.split("--token ", 1)[1].split()[0]
         info = json.loads(url_file.read_text())
         assert info["url"] == url and info["pid"] == proc.pid and "token" not in info
         assert token not in url_file.read_text()
         response = httpx.post(
             f"{url}/api/auth/websocket-ticket", headers={"Authorization": f"Bearer {token}"}
         )
-        assert response.status_code == 200
+        ticket = response.json()["ticket"]
+        with connect(ws_url(url, ticket)) as ws:  # debug logging prints the request line
+            ws.send(json.dumps({"_tag": "Ping"}))
+            assert json.loads(ws.recv(timeout=10)) == {"_tag": "Pong"}
     finally:
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0
-    assert token not in out and token not in err
+    assert (hint + out).count(token) == 1
+    assert "wsTicket=<redacted>" in err, "debug logging shows the request line, redacted"
+    assert token not in err and ticket not in err and ticket not in out
     assert not url_file.exists()
 
 
