@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import weakref
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -142,18 +143,36 @@ def read_projection(engine: EngineView, thread_id: str) -> dict[str, Any]:
         raise RpcFailure(wire(failure)) from None
 
 
-def shell_row_item(engine: EngineView, thread_id: str, sequence: int) -> dict[str, Any]:
-    read = getattr(engine, "shell_row_wire", None)
-    row = read(thread_id) if read is not None else wire(engine.shell_row(thread_id))
-    if row is None:
+# engine -> {thread_id: (head, location, row JSON or None)}. A row is a function of the
+# engine's head, so every shell subscriber flushing at the same head shares one encoding.
+_row_cache: weakref.WeakKeyDictionary[Any, dict[str, tuple[int, str, str | None]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def shell_row_item(engine: EngineView, thread_id: str, sequence: int) -> Any:
+    """The shell item for a thread's current row: `thread.updated`, or `thread.removed`."""
+    cache = _row_cache.setdefault(engine, {})
+    head = engine.head
+    hit = cache.get(thread_id)
+    if hit is None or hit[0] != head:
+        read = getattr(engine, "shell_row_wire", None)
+        row = read(thread_id) if read is not None else wire(engine.shell_row(thread_id))
+        location = "archive" if row is not None and row.get("archivedAt") else "active"
+        hit = cache[thread_id] = (head, location, None if row is None else dumps(row))
+    _, location, text = hit
+    if text is None:
         return {
             "kind": "thread.removed",
             "sequence": sequence,
             "location": "active",
             "threadId": thread_id,
         }
-    location = "archive" if row.get("archivedAt") else "active"
-    return {"kind": "thread.updated", "sequence": sequence, "location": location, "thread": row}
+    # Byte-identical to dumps({"kind": ..., "sequence": ..., "location": ..., "thread": row}).
+    return EncodedItem(
+        f'{{"kind":"thread.updated","sequence":{int(sequence)},"location":"{location}",'
+        f'"thread":{text}}}'
+    )
 
 
 # Every subscription hears one stored event in a row (Core._publish), so remembering the

@@ -197,3 +197,20 @@ async def test_a_thread_stream_that_falls_too_far_behind_is_reset_with_one_snaps
     assert reset["kind"] == "snapshot"
     assert reset["snapshotSequence"] >= last
     assert reset["projection"]["thread"]["settledOverride"] == "active"
+
+
+async def test_a_shell_row_item_is_the_engines_current_row(backend, client):
+    rid = await client.request(SHELL, {}, auto_ack=True)
+    await client.next(rid)
+    created = await client.ok(DISPATCH, thread_create("thread-g", title="Ünïcode [x]"))
+    [item] = (await client.next(rid))["values"]
+    assert item == {
+        "kind": "thread.updated",
+        "sequence": created["sequence"],
+        "location": "active",
+        "thread": backend.engine.shell_row_wire("thread-g"),
+    }
+    # A second subscriber flushing at the same head gets the same row (shared encoding).
+    assert subscriptions.shell_row_item(backend.engine, "thread-g", 5) == json.dumps(
+        {**item, "sequence": 5}, separators=(",", ":"), ensure_ascii=False
+    )
