@@ -186,9 +186,11 @@ class ActionsMixin(_Base):
                     # A settled child is a step, not the outcome: only the parent's ends it.
                     report(phase if last else "pending", label + text)
 
-                if not await flows.settle(self.source, target, report=sub, clock=self.clock,
-                                          timeout=self._timeout(), new_id=self.new_id):
+                ok = await flows.settle(self.source, target, report=sub, clock=self.clock,
+                                        timeout=self._timeout(), new_id=self.new_id)
+                if not ok and not last:
                     report("failed", f"{label}did not settle; stopped before the parent")
+                if not ok:
                     return
 
         self.start_flow(thread_id, "settle", settle_all)
@@ -199,7 +201,9 @@ class ActionsMixin(_Base):
         row, view = self.current_row(), self.view
         if row is None or view is None:
             return
-        choices = interrupt_choices(view, row)
+        previous = self.statuses.get(row.id, {}).get("interrupt")
+        force = row.state == "stuck" or (previous is not None and previous.phase == "failed")
+        choices = interrupt_choices(view, row, force=force)
         if not choices:
             return
         body = Text()
@@ -210,6 +214,7 @@ class ActionsMixin(_Base):
             body.append(choice.consequence)
         buttons = [Choice(c.key, c.label, "warning" if c.key.startswith("child:") else "error")
                    for c in choices]
+        flows_by_kind = {"force": flows.force_stop}
         by_key = {c.key: c for c in choices}
 
         def chosen(key: str | None) -> None:
@@ -217,7 +222,8 @@ class ActionsMixin(_Base):
             if choice is None:
                 return
             self.quiet([choice.thread_id])
-            self.start_flow(choice.thread_id, "interrupt", lambda report: flows.interrupt(
+            flow = flows_by_kind.get(choice.key.split(":", 1)[0], flows.interrupt)
+            self.start_flow(choice.thread_id, "interrupt", lambda report: flow(
                 self.source, choice.thread_id, choice.run_id, report=report, clock=self.clock,
                 timeout=self._timeout(), new_id=self.new_id))
 

@@ -37,7 +37,7 @@ from t3tui.tui.messages import (
     SourceEnded,
     StreamChanged,
 )
-from t3tui.tui.notify import Notice, notices
+from t3tui.tui.notify import Notice, grouped, notices
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.source import Source
 from t3tui.tui.terminal import set_terminal_title
@@ -210,7 +210,14 @@ class SupervisorApp(ActionsMixin, App[int]):
     def _filter_done(self, event: Input.Submitted) -> None:
         if not event.value.strip():
             event.input.add_class("-hidden")
-        self.query_one(ThreadTree).focus()
+        tree = self.query_one(ThreadTree)
+        tree.focus()
+        # Land on the first row that matches, not on an ancestor kept for context.
+        first = next((r for r in self.view.rows if self.row_filter.matches(r)), None) \
+            if self.view and self.row_filter.active else None
+        if first is not None:
+            tree.select_thread(first.id)
+        self.refresh_view()
 
     # -- the one render path --
 
@@ -232,7 +239,8 @@ class SupervisorApp(ActionsMixin, App[int]):
         if title != self._title:
             self._title = title
             set_terminal_title(self, title)
-        row = self.current_row()
+        selected = tree.selected_id
+        row = view.row(selected) if selected else None
         statuses = list(self.statuses.get(row.id, {}).values()) if row else []
         self.query_one(DetailPane).show(row, view, self.source.transcripts, now, statuses,
                                         self.key_for("answer"))
@@ -256,9 +264,9 @@ class SupervisorApp(ActionsMixin, App[int]):
         previous, self._synced_view = self._synced_view, view
         found = notices(changes(previous, view), events=self.config.notify_on,
                         quiet=self._quiet, now=now)
-        for notice in found:
-            self.sent_notices.append(notice)
-            if self.config.toast:
+        self.sent_notices.extend(found)
+        if self.config.toast:
+            for notice in grouped(found):
                 self.notify(notice.text, title=notice.event,
                             severity=notice.severity)  # type: ignore[arg-type]
         if found and self.config.bell:
@@ -277,6 +285,8 @@ class SupervisorApp(ActionsMixin, App[int]):
         return self.screen_stack[0]
 
     def current_thread_id(self) -> str | None:
+        """The thread an action would act on: the open transcript's, else the tree's cursor;
+        None while a dialog is up."""
         screen = self.screen
         if isinstance(screen, TranscriptScreen):
             return screen.thread_id

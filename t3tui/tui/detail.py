@@ -125,7 +125,8 @@ def render_detail(
         text.append(reason)
     if row.state_since is not None:
         text.append(f"\n  since {clock(row.state_since)} UTC", style=styles.dim)
-    overlays = [o for o in row.overlays if o not in ("stuck?",)]
+    hidden = {"stuck?", row.state}  # the state line already says these
+    overlays = [o for o in row.overlays if o not in hidden]
     if overlays:
         text.append("\n  " + " · ".join(overlays), style=styles.dim)
     for finding in row.findings:
@@ -145,8 +146,6 @@ def render_detail(
         who.append(row.origin.replace("_", "-") + " child")
     if row.creation_source:
         who.append(f"via {row.creation_source}")
-    if row.settled:
-        who.append("settled")
     if row.orphan:
         who.append("orphan (parent not shown)")
     text.append(" · ".join(who))

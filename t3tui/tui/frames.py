@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from t3tui.client.outcome import CommandOutcome, Unknown
 from t3tui.client.session import StreamUpdate
-from t3tui.client.settle_guard import SharedSession, shared_sessions
+from t3tui.client.settle_guard import DEAD_SESSION, SharedSession, shared_sessions
 from t3tui.client.state import Connecting, ConnectionState, Live, Observable
 from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor
 from t3tui.protocol import ProtocolError
@@ -166,3 +166,7 @@ class FrameSource:
         if parent is None:
             return []
         return shared_sessions(parent, {t: known[t] for t in descendants if t in known})
+
+    async def live_sessions(self, thread_id: str) -> list[str]:
+        rows = self._projections.get(thread_id, {}).get("providerSessions", [])
+        return sorted(str(r.get("id")) for r in rows if r.get("status") not in DEAD_SESSION)

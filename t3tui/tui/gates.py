@@ -98,9 +98,12 @@ def blocking_children(view: SupervisorView, row: ThreadRow) -> list[ThreadRow]:
     return out
 
 
-def interrupt_choices(view: SupervisorView, row: ThreadRow) -> list[InterruptChoice]:
+def interrupt_choices(view: SupervisorView, row: ThreadRow, *,
+                      force: bool = False) -> list[InterruptChoice]:
     """Least destructive first (delegation.md §9.1): for a parent blocked in a wait, stop the
-    child it waits on (level 1) or the parent's own run (level 2); otherwise the row's run."""
+    child it waits on (level 1) or the parent's own run (level 2); otherwise the row's run.
+    With `force` (the row looks stuck, or an interrupt did not land), also level 3: detach
+    its provider session."""
     if row.active_run_id is None:
         return []
     choices = []
@@ -138,4 +141,16 @@ def interrupt_choices(view: SupervisorView, row: ThreadRow) -> list[InterruptCho
         title=_title(row),
         consequence=consequence,
     ))
+    if force:
+        choices.append(InterruptChoice(
+            key=f"force:{row.id}",
+            label="Force stop",
+            thread_id=row.id,
+            run_id=row.active_run_id,
+            title=_title(row),
+            consequence=(
+                "detaches its provider session, which ends a run whose provider no longer "
+                "answers; other threads sharing that session lose it too"
+            ),
+        ))
     return choices

@@ -25,6 +25,7 @@ class Notice:
     thread_id: str
     text: str
     severity: str       # information | warning | error
+    title: str = ""
 
 
 def notices(
@@ -55,11 +56,31 @@ def _notice(change: Change) -> Notice | None:
     title = change.title or change.thread_id
     if change.kind == "state" and change.new_state == "stuck":
         return Notice("stuck", change.thread_id,
-                      f"{glyph('stuck')} {title} looks stuck: {change.reason}", "error")
+                      f"{glyph('stuck')} {title} looks stuck: {change.reason}", "error", title)
     if change.kind == "state" and change.new_state == "needs-input":
         return Notice("needs-input", change.thread_id,
-                      f"{glyph('needs-input')} {title} needs input: {change.reason}", "warning")
+                      f"{glyph('needs-input')} {title} needs input: {change.reason}", "warning",
+                      title)
     if change.kind == "state" and change.old_state in WORKING and change.new_state in FINISHED:
         return Notice("finished", change.thread_id,
-                      f"{glyph('done')} {title} finished ({change.new_state})", "information")
+                      f"{glyph('done')} {title} finished ({change.new_state})", "information",
+                      title)
     return None
+
+
+HEADLINES = {"stuck": "look stuck", "needs-input": "need input", "finished": "finished"}
+
+
+def grouped(found: list[Notice]) -> list[Notice]:
+    """One toast per kind of event: a burst of finishes is one line, not a wall of toasts."""
+    out = []
+    for event in ("stuck", "needs-input", "finished"):
+        same = [n for n in found if n.event == event]
+        if len(same) == 1:
+            out.append(same[0])
+        elif same:
+            names = ", ".join(n.title for n in same[:4]) + (" …" if len(same) > 4 else "")
+            out.append(Notice(event, same[0].thread_id,
+                              f"{len(same)} threads {HEADLINES[event]}: {names}",
+                              same[0].severity, names))
+    return out

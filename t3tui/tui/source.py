@@ -17,7 +17,12 @@ from t3tui.client.checkin import run_checkin
 from t3tui.client.outcome import CommandOutcome
 from t3tui.client.secret import Target
 from t3tui.client.session import Session, StreamUpdate
-from t3tui.client.settle_guard import SharedSession, settle_risks
+from t3tui.client.settle_guard import (
+    DEAD_SESSION,
+    SharedSession,
+    fetch_projection,
+    settle_risks,
+)
 from t3tui.client.state import ConnectionState, Observable
 from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor
 from t3tui.tui.transcripts import TranscriptStore
@@ -56,6 +61,9 @@ class Source(Protocol):
     async def settle_risks(
         self, thread_id: str, descendants: Iterable[str]
     ) -> list[SharedSession]: ...
+
+    async def live_sessions(self, thread_id: str) -> list[str]:
+        """Ids of the provider sessions attached to the thread now (for a forced stop)."""
 
 
 class TeeSink:
@@ -136,3 +144,9 @@ class LiveSource:
         self, thread_id: str, descendants: Iterable[str]
     ) -> list[SharedSession]:
         return await settle_risks(self._session, thread_id, descendants)
+
+    async def live_sessions(self, thread_id: str) -> list[str]:
+        projection = await fetch_projection(self._session, thread_id)
+        if projection is None:
+            return []
+        return sorted(s.id for s in projection.provider_sessions if s.status not in DEAD_SESSION)

@@ -17,9 +17,9 @@ from t3tui.model import SupervisorView, ThreadRow
 from t3tui.tui.labels import RowStyles, clock, glyph
 from t3tui.tui.transcripts import TranscriptStore
 
-QUEUED, RUNNING, GAP, END, RETURNED = "░", "█", "·", "┃", "▼"
-LEGEND = (f"{QUEUED} created  {RUNNING} run  {GAP} between runs  {END} ended  "
-          f"{RETURNED} wait returned · UTC")
+QUEUED, RUNNING, AFTER, GAP, END, RETURNED = "░", "█", "▓", "·", "┃", "▼"
+LEGEND = (f"{QUEUED} created  {RUNNING} running  {RETURNED} wait returned  {AFTER} ran on after "
+          f"its wait  {GAP} between runs  {END} ended · UTC")
 
 
 @dataclass(frozen=True)
@@ -34,10 +34,18 @@ class Bar:
     end: datetime
     ended: bool                      # False: still going at `end` (= now)
     wait_returned: datetime | None
+    wait_mode: bool = False
 
     @property
     def start(self) -> datetime:
         return self.spans[0][0] if self.spans else self.created
+
+    @property
+    def wait_span(self) -> tuple[datetime, datetime] | None:
+        """While the parent's wait call was open on this child (wait mode only)."""
+        if not self.wait_mode:
+            return None
+        return (self.created, self.wait_returned or self.end)
 
 
 def timeline_parent(view: SupervisorView, row: ThreadRow | None) -> ThreadRow | None:
@@ -79,7 +87,7 @@ def _bar(child: ThreadRow, transcripts: TranscriptStore, now: datetime) -> Bar |
     returned = task.wait_returned_at if task is not None and task.mode == "wait" else None
     end = max(end, created, *(s[1] for s in spans))
     return Bar(child.id, child.title or child.id, child.state, created, tuple(spans), end,
-               ended, returned)
+               ended, returned, task is not None and task.mode == "wait")
 
 
 def bars(view: SupervisorView, parent: ThreadRow, transcripts: TranscriptStore,
@@ -92,18 +100,35 @@ def bars(view: SupervisorView, parent: ThreadRow, transcripts: TranscriptStore,
     return out
 
 
-def max_overlap(found: list[Bar]) -> int:
-    """The most children running at one instant (by their runs' spans)."""
-    points = []
-    for bar in found:
-        for start, end in bar.spans:
-            points.append((start, 1))
-            points.append((end, -1))
+def most_at_once(spans: list[tuple[datetime, datetime]]) -> int:
+    """The most spans open at one instant (one ending as another starts is not overlap)."""
+    points = [(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans]
     best = current = 0
     for _, delta in sorted(points, key=lambda p: (p[0], p[1])):
         current += delta
         best = max(best, current)
     return best
+
+
+def waits_at_once(found: list[Bar]) -> int:
+    """The most wait calls open at once: 1 when the parent's waits were serialized."""
+    return most_at_once([w for b in found if (w := b.wait_span) is not None])
+
+
+def runs_at_once(found: list[Bar]) -> int:
+    return most_at_once([span for b in found for span in b.spans])
+
+
+def summary(parent: ThreadRow, found: list[Bar]) -> tuple[str, bool]:
+    """One line saying what the chart shows; True when it is a problem."""
+    if any(f.kind == "serialized_wait" for f in parent.findings):
+        return "⚑ serialized: each wait call started only when the previous one returned", True
+    waits = sum(1 for b in found if b.wait_mode)
+    if waits > 1:
+        return f"up to {waits_at_once(found)} of {waits} wait calls open at once", False
+    at_once = runs_at_once(found)
+    return (f"up to {at_once} children ran at once" if at_once > 1
+            else "no two children ran at once"), False
 
 
 def render_timeline(parent: ThreadRow, found: list[Bar], width: int, styles: RowStyles) -> Text:
@@ -121,13 +146,8 @@ def render_timeline(parent: ThreadRow, found: list[Bar], width: int, styles: Row
     def col(at: datetime) -> int:
         return min(bar_w - 1, max(0, int((at - t0).total_seconds() / span * (bar_w - 1))))
 
-    serialized = [f for f in parent.findings if f.kind == "serialized_wait"]
-    if serialized:
-        text.append("\n⚑ serialized: waits ran one at a time", style=styles.finding)
-    else:
-        at_once = max_overlap(found)
-        text.append("\n" + (f"up to {at_once} children ran at once" if at_once > 1
-                            else "no two children ran at once"), style=styles.dim)
+    line, problem = summary(parent, found)
+    text.append("\n" + line, style=styles.finding if problem else styles.dim)
     axis = [" "] * bar_w
     marks = [(0, t0), (bar_w - 1, t1)]
     if bar_w >= 40:
@@ -162,6 +182,11 @@ def _cells(bar: Bar, width: int, col: Callable[[datetime], int]) -> str:
     else:
         for c in range(col(bar.created), col(bar.end) + 1):
             cells[c] = QUEUED
+    if bar.wait_returned is not None:
+        returned = col(bar.wait_returned)
+        for c in range(returned + 1, width):
+            if cells[c] == RUNNING:
+                cells[c] = AFTER
     if bar.ended:
         cells[col(bar.end)] = END
     if bar.wait_returned is not None:

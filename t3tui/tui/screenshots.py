@@ -1,0 +1,135 @@
+"""Deterministic scenes of the app, for the snapshot tests and the README screenshots.
+
+`python -m t3tui.tui.screenshots DIR` writes one SVG per scene into DIR (`make snapshots`).
+Every scene replays the bundled `showcase` frames (fixed ids and times) with the clock frozen
+at 12:05:00 UTC and no ticking, so each render is byte-for-byte the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from t3tui.client.state import ConnectionState, Reconnecting
+from t3tui.tui.app import SupervisorApp
+from t3tui.tui.config import TuiConfig
+from t3tui.tui.frames import FrameSource, load_frames
+from t3tui.tui.widgets.thread_tree import ThreadTree
+
+NOW = datetime(2026, 10, 4, 12, 5, 0, tzinfo=UTC)
+SERVER = "http://127.0.0.1:3773"
+REVIEW = "thread-review"
+ORCHESTRATOR = "thread-orchestrator"
+STUCK_CHILD = "thread:delegated-task:command%3Amcp%3Asess-1%3Adelegate-task%3Aready-1"
+NEEDS_INPUT_CHILD = "thread:delegated-task:command%3Amcp%3Asess-1%3Adelegate-task%3Amigrate"
+
+Prepare = Callable[[Any], Awaitable[None]]
+
+
+def showcase_app(*, until: str | None = None, state: ConnectionState | None = None,
+                 stale: bool = False) -> SupervisorApp:
+    """The app on the showcase frames, clock frozen, no ticks, no user config."""
+    source = FrameSource(load_frames("showcase"), label=SERVER, final_state=state, stale=stale,
+                         until=until)
+    return SupervisorApp(source, config=TuiConfig(bell=False), clock=lambda: NOW, tick=None,
+                         new_id=lambda: "cmd-fixed")
+
+
+async def settled(pilot: Any, timeout: float = 10.0) -> None:
+    """Wait until the frames are on screen (the source worker has run)."""
+    app: SupervisorApp = pilot.app
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not (app.view and app.view.rows and app.query_one(ThreadTree).nodes):
+        if loop.time() > deadline:
+            raise TimeoutError("the showcase frames never reached the screen")
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+def select(thread_id: str, *keys: str) -> Prepare:
+    async def prepare(pilot: Any) -> None:
+        await settled(pilot)
+        pilot.app.query_one(ThreadTree).select_thread(thread_id)
+        await pilot.pause()
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+        await pilot.pause()
+
+    return prepare
+
+
+async def settle_dialog(pilot: Any) -> None:
+    await settled(pilot)
+    app: SupervisorApp = pilot.app
+    app.query_one(ThreadTree).select_thread(ORCHESTRATOR)
+    await pilot.pause()
+    await pilot.press("s")
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 10
+    while app.screen is app.main_screen:
+        if loop.time() > deadline:
+            raise TimeoutError("the settle confirmation never opened")
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+@dataclass(frozen=True)
+class Scene:
+    name: str
+    about: str
+    make: Callable[[], SupervisorApp]
+    prepare: Prepare
+    size: tuple[int, int] = (140, 40)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+SCENES: tuple[Scene, ...] = (
+    Scene("tree", "the tree in every state, serialized parent selected",
+          showcase_app, select(REVIEW)),
+    Scene("detail", "a stuck child: reason, rule, evidence, runs, messages",
+          showcase_app, select(STUCK_CHILD)),
+    Scene("needs_input", "a child blocked on an approval; agent text with [brackets] verbatim",
+          showcase_app, select(NEEDS_INPUT_CHILD)),
+    Scene("timeline", "serialized waits: each starts where the previous returned",
+          showcase_app, select(REVIEW), size=(120, 32)),
+    Scene("settle_confirm", "settling a parent whose child shares its provider session",
+          lambda: showcase_app(until="before-settle"), settle_dialog),
+    Scene("reconnect_banner", "the socket dropped: stale banner, dimmed rows",
+          lambda: showcase_app(state=Reconnecting(3, "connection refused"), stale=True),
+          select(REVIEW)),
+    Scene("help", "every key, the state glyphs, the filter syntax",
+          showcase_app, select(REVIEW, "question_mark")),
+    Scene("narrow", "80x24", showcase_app, select(STUCK_CHILD), size=(80, 24)),
+)
+BY_NAME = {scene.name: scene for scene in SCENES}
+
+
+async def export(scene: Scene, directory: Path) -> Path:
+    app = scene.make()
+    async with app.run_test(size=scene.size) as pilot:
+        await scene.prepare(pilot)
+        path = directory / f"{scene.name}.svg"
+        app.save_screenshot(filename=path.name, path=str(directory))
+    return path
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m t3tui.tui.screenshots DIR", file=sys.stderr)
+        return 2
+    directory = Path(argv[0])
+    directory.mkdir(parents=True, exist_ok=True)
+    for scene in SCENES:
+        print(asyncio.run(export(scene, directory)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

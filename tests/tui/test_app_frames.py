@@ -1,0 +1,207 @@
+"""The real app driven by Pilot on recorded frames (frozen clock): in-place tree updates,
+filters, gating, keymaps, dialogs, transcript, stale banner, and read-only outcomes."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from textual.widgets import Button, Static
+
+from t3tui.client.state import Reconnecting
+from t3tui.tui.app import SupervisorApp
+from t3tui.tui.config import TuiConfig
+from t3tui.tui.frames import FrameSource, load_frames
+from t3tui.tui.screens.modals import ConfirmScreen, HelpScreen
+from t3tui.tui.screens.transcript import TranscriptScreen
+from t3tui.tui.screenshots import (
+    NEEDS_INPUT_CHILD,
+    NOW,
+    ORCHESTRATOR,
+    STUCK_CHILD,
+    settled,
+    showcase_app,
+)
+from t3tui.tui.widgets.panes import Banner, StatusBar
+from t3tui.tui.widgets.thread_tree import ThreadTree
+from tests.model import factory as f
+from tests.tui.waiting import until
+
+SIZE = (140, 40)
+
+
+def plain(widget: Static) -> str:
+    return str(widget.render())
+
+
+def tree_of(app: SupervisorApp) -> ThreadTree:
+    return app.query_one(ThreadTree)
+
+
+def id_of(app: SupervisorApp, title: str) -> str:
+    assert app.view is not None
+    return next(r.id for r in app.view.rows if r.title == title)
+
+
+async def select(pilot: Any, thread_id: str) -> None:
+    assert tree_of(pilot.app).select_thread(thread_id)
+    await pilot.pause()
+
+
+async def test_tree_updates_in_place_and_keeps_cursor_and_expansion() -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        tree = tree_of(app)
+        await select(pilot, STUCK_CHILD)
+        tree.nodes[id_of(app, "Fan out")].collapse()
+        before = dict(tree.nodes)
+        line = tree.cursor_line
+        label = str(before[STUCK_CHILD].label)
+        assert "stuck? 2m49s" in label
+
+        app.clock = lambda: NOW + timedelta(seconds=5)  # time passes: labels tick in place
+        app.refresh_view()
+        await pilot.pause()
+        assert "stuck? 2m54s" in str(tree.nodes[STUCK_CHILD].label)
+        assert all(tree.nodes[t] is node for t, node in before.items())
+
+        # a new thread created before all others lands above the cursor
+        row = f.shell_row("thread-early", "Early bird", -10, status="completed", run="run-e",
+                          requested=-10, started=-10, completed=-5, updated=-5)
+        app.source.supervisor.apply_shell(
+            {"kind": "thread.updated", "sequence": 99999, "location": "active", "thread": row})
+        app.refresh_view()
+        await pilot.pause()
+        assert set(tree.nodes) == set(before) | {"thread-early"}
+        assert all(tree.nodes[t] is node for t, node in before.items())
+        assert tree.selected_id == STUCK_CHILD and tree.cursor_line == line + 1
+        assert not tree.nodes[id_of(app, "Fan out")].is_expanded
+
+        # a filter removes rows and clearing it adds them back; expansion is kept by id
+        await pilot.press("slash", *"compile", "enter")
+        await until(lambda: set(tree.nodes) == {id_of(app, t) for t in
+                                                ("Compile", "Build", "Fan out")})
+        assert tree.selected_id == id_of(app, "Compile")
+        await pilot.press("0")
+        await until(lambda: len(tree.nodes) == len(before) + 1)
+        assert tree.nodes[id_of(app, "Fan out")].is_expanded  # shown to reveal the match
+
+
+async def test_problems_toggle_and_status_bar() -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await pilot.press("p")
+        shown = {app.view.row(t).title for t in tree_of(app).nodes}
+        assert {"Ready check", "Migrate DB", "Review panel"} <= shown
+        assert "Scratch" not in shown and "Tests" not in shown
+        assert "problems only" in plain(app.query_one(StatusBar))
+        await pilot.press("p")
+        assert len(tree_of(app).nodes) == len(app.view.rows)
+
+
+async def test_keys_are_gated_by_what_the_thread_allows() -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await select(pilot, id_of(app, "Release notes"))
+        assert app.check_action("settle", ()) is None       # already settled
+        assert app.check_action("interrupt", ()) is None    # nothing running
+        assert app.why_not("answer") == "no pending approval or question"
+        await select(pilot, NEEDS_INPUT_CHILD)
+        assert app.check_action("answer", ()) is True
+        assert app.check_action("interrupt", ()) is True
+        await pilot.press("s")  # gated: the child has an active run, nothing opens
+        assert app.screen is app.main_screen
+
+
+async def test_help_lists_remapped_keys_and_palette_has_every_action() -> None:
+    source = FrameSource(load_frames("showcase"), until="before-settle")
+    app = SupervisorApp(source, config=TuiConfig(keys={"settle": "S"}), clock=lambda: NOW,
+                        tick=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        help_text = plain(app.screen.query_one("#help-body", Static))
+        assert "S          Settle" in help_text and "◆ needs input" in help_text
+        await pilot.press("escape")
+        assert app.screen is app.main_screen
+
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Open", "Settle", "Check-in", "Interrupt", "Answer", "Message", "Filter",
+                "Problems", "Timeline", "Help"} <= titles
+
+        await select(pilot, ORCHESTRATOR)
+        await pilot.press("s")  # the default key no longer settles
+        assert app.screen is app.main_screen
+        await pilot.press("S")
+        await until(lambda: isinstance(app.screen, ConfirmScreen))
+
+
+async def test_settle_confirmation_warns_about_a_shared_session() -> None:
+    app = showcase_app(until="before-settle")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await select(pilot, ORCHESTRATOR)
+        await pilot.press("s")
+        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        warning = plain(app.screen.query_one("#dialog-warning", Static))
+        assert "Ready check (session ps-1)" in warning and "seed 004" in warning
+        labels = [str(b.label) for b in app.screen.query(Button)]
+        assert labels == ["Settle children first", "Settle anyway", "Cancel"]
+        await pilot.press("escape")
+        await until(lambda: app.screen is app.main_screen)
+        assert "settle" not in app.statuses.get(ORCHESTRATOR, {})
+
+
+async def test_a_read_only_source_says_outcome_unknown() -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        scratch = id_of(app, "Scratch")
+        await select(pilot, scratch)
+        await pilot.press("s")
+        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.click("#choice-0")
+        await until(lambda: app.statuses.get(scratch, {}).get("settle") is not None
+                    and app.statuses[scratch]["settle"].done)
+        assert app.statuses[scratch]["settle"].phase == "unknown"
+        assert "outcome unknown" in app.statuses[scratch]["settle"].text
+        await pilot.press("c")
+        await until(lambda: "checkin" in app.statuses[scratch]
+                    and app.statuses[scratch]["checkin"].done)
+        assert "read-only" in app.statuses[scratch]["checkin"].text
+
+
+async def test_open_transcript_shows_agent_text_verbatim_and_escape_goes_back() -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await select(pilot, NEEDS_INPUT_CHILD)
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, TranscriptScreen))
+        body = plain(app.screen.query_one("#transcript-body", Static))
+        assert "Run [bold]migrations[/bold] on [red]prod[/red]? See [docs](https://x/y)" in body
+        heading = plain(app.screen.query_one("#transcript-heading", Static))
+        assert "Migrate DB" in heading and "needs input" in heading
+        assert app.check_action("answer", ()) is True  # actions follow the open thread
+        await pilot.press("escape")
+        await until(lambda: app.screen is app.main_screen)
+        assert tree_of(app).selected_id == NEEDS_INPUT_CHILD
+
+
+async def test_stale_banner_and_nothing_shown_as_live() -> None:
+    app = showcase_app(state=Reconnecting(3, "connection refused"), stale=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await until(lambda: isinstance(app.conn, Reconnecting))
+        banner = app.query_one(Banner)
+        assert not banner.has_class("-hidden")
+        assert "stale — reconnecting" in plain(banner) and "connection refused" in plain(banner)
+        assert tree_of(app).has_class("-stale")
+        assert "reconnecting (attempt 3)" in plain(app.query_one(StatusBar))
+        assert "live" not in app.sub_title
+        await select(pilot, id_of(app, "Scratch"))
+        assert app.why_not("checkin") == "not connected to the server"

@@ -1,0 +1,188 @@
+"""The app's pure parts on the showcase frames: labels, filters, gates, timeline, detail,
+notifications, transcripts. No Textual app runs here."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from rich.style import Style
+
+from t3tui.model import Change, SupervisorView
+from t3tui.tui.detail import evidence_lines, reason_text, render_detail
+from t3tui.tui.filters import FilterError, RowFilter, parse_filter, visible_ids
+from t3tui.tui.frames import FrameSource, load_frames
+from t3tui.tui.gates import interrupt_choices, unavailable, unsettled_descendants
+from t3tui.tui.labels import STATE_LOOK, RowStyles, counts_text, duration, row_label
+from t3tui.tui.notify import grouped, notices
+from t3tui.tui.screenshots import NEEDS_INPUT_CHILD, NOW, ORCHESTRATOR, REVIEW, STUCK_CHILD
+from t3tui.tui.timeline import bars, render_timeline, runs_at_once, waits_at_once
+
+STYLES = RowStyles(states={s: Style() for s in STATE_LOOK})
+
+
+@pytest.fixture(scope="module")
+def showcase() -> FrameSource:
+    source = FrameSource(load_frames("showcase"))
+    source.apply_all()
+    return source
+
+
+@pytest.fixture(scope="module")
+def view(showcase: FrameSource) -> SupervisorView:
+    return showcase.supervisor.view(NOW)
+
+
+def by_title(view: SupervisorView, title: str):
+    return next(r for r in view.rows if r.title == title)
+
+
+def test_showcase_holds_every_state(view: SupervisorView) -> None:
+    assert {r.state for r in view.rows} == set(STATE_LOOK)
+
+
+def test_every_state_has_its_own_glyph_and_word() -> None:
+    glyphs = [g for g, _ in STATE_LOOK.values()]
+    words = [w for _, w in STATE_LOOK.values()]
+    assert len(set(glyphs)) == len(glyphs) and len(set(words)) == len(words)
+
+
+def test_row_label_reads_without_colour(view: SupervisorView) -> None:
+    label = row_label(view.row(REVIEW), NOW, STYLES).plain
+    assert label.startswith("◎ Review panel  waiting 3m31s")
+    assert "2 children: 1▶ 1✔" in label and "codex/gpt-5" in label and "⚑ serialized" in label
+    compact = row_label(view.row(REVIEW), NOW, STYLES, compact=True).plain
+    assert "codex" not in compact and "⚑ serialized" in compact
+
+
+def test_agent_text_is_never_markup(view: SupervisorView, showcase: FrameSource) -> None:
+    row = view.row(NEEDS_INPUT_CHILD)
+    text = render_detail(row, view, showcase.transcripts.get(row.id), NOW, STYLES).plain
+    assert "Run [bold]migrations[/bold] on [red]prod[/red]? See [docs](https://x/y) [y/N]" in text
+    assert "Allow `alembic upgrade head`?" in text  # the approval's prompt
+
+
+def test_detail_names_rule_reason_and_evidence(view: SupervisorView,
+                                               showcase: FrameSource) -> None:
+    row = view.row(STUCK_CHILD)
+    text = render_detail(row, view, showcase.transcripts.get(row.id), NOW, STYLES).plain
+    assert "session-detached-by-other" in text
+    assert "detachReason: Thread settled." in text and "providerSessionId: ps-1" in text
+    assert "#1 completed 12:00:12 → 12:00:15 (3s)" in text and "#2 running" in text
+    assert not reason_text(row).startswith("stuck")
+
+
+def test_evidence_lines_shorten_ids_and_times(view: SupervisorView) -> None:
+    finding = view.row(REVIEW).findings[0]
+    lines = evidence_lines(finding)
+    assert any("previousReturnedAt=12:01:28" in line for line in lines)
+    assert all(len(part) < 60 for line in lines for part in line.split(", "))
+
+
+def test_counts_put_attention_first(view: SupervisorView) -> None:
+    text = counts_text(view.counts)
+    assert text.startswith("1 needs input · 1 stuck? · 3 running · 2 waiting")
+    assert counts_text({}) == "nothing active"
+
+
+@pytest.mark.parametrize(("seconds", "shown"), [(7, "7s"), (125, "2m05s"), (3840, "1h04m"),
+                                                 (200000, "2d07h")])
+def test_duration(seconds: int, shown: str) -> None:
+    assert duration(seconds) == shown
+
+
+def test_filters_keep_ancestors(view: SupervisorView) -> None:
+    shown = visible_ids(view, parse_filter("compile"))
+    assert {by_title(view, t).id for t in ("Compile", "Build", "Fan out")} == shown
+    assert visible_ids(view, RowFilter()) is None
+    stuck = visible_ids(view, parse_filter("&"))
+    assert by_title(view, "Ready check").id in stuck and REVIEW not in stuck
+
+
+def test_problems_only(view: SupervisorView) -> None:
+    shown = visible_ids(view, parse_filter("", problems_only=True))
+    titles = {view.row(i).title for i in shown}
+    assert {"Ready check", "Migrate DB", "Review panel"} <= titles
+    assert "Scratch" not in titles and "Tests" not in titles
+
+
+def test_filter_errors_are_readable() -> None:
+    with pytest.raises(FilterError, match="unknown state 'sleepy'"):
+        parse_filter("state:sleepy")
+    assert parse_filter("state:needs_input").states == frozenset({"needs-input"})
+
+
+def test_gates_explain_why(view: SupervisorView) -> None:
+    running = by_title(view, "Compile")
+    assert unavailable("settle", running, connected=True) == (
+        "it has an active run (the server refuses to settle it)")
+    assert unavailable("interrupt", by_title(view, "Scratch"), connected=True) == (
+        "no active run to interrupt")
+    assert unavailable("answer", view.row(NEEDS_INPUT_CHILD), connected=True) is None
+    assert unavailable("checkin", by_title(view, "Docs"), connected=True) == (
+        "the child thread does not exist yet")
+    assert unavailable("checkin", running, connected=False) == "not connected to the server"
+    assert unavailable("checkin", running, connected=True,
+                       busy_actions=frozenset({"checkin"})).startswith("a checkin is already")
+    assert unavailable("help", None, connected=False) is None
+
+
+def test_interrupt_on_a_hung_wait_offers_the_child_first(view: SupervisorView) -> None:
+    choices = interrupt_choices(view, view.row(REVIEW))
+    assert [c.label for c in choices] == ["Stop child: Reviewer B", "Interrupt parent run"]
+    assert "will not wake it: Reviewer B" in choices[1].consequence
+    forced = interrupt_choices(view, view.row(STUCK_CHILD), force=True)
+    assert [c.key.split(":")[0] for c in forced] == ["run", "force"]
+
+
+def test_unsettled_descendants(view: SupervisorView) -> None:
+    titles = [r.title for r in unsettled_descendants(view, by_title(view, "Fan out"))]
+    assert titles == ["Migrate DB", "Tests", "Build", "Compile", "Lint", "Docs"]
+
+
+def test_serialized_waits_do_not_overlap(view: SupervisorView, showcase: FrameSource) -> None:
+    found = bars(view, view.row(REVIEW), showcase.transcripts, NOW)
+    assert [b.title for b in found] == ["Reviewer A", "Reviewer B"]
+    assert waits_at_once(found) == 1
+    a, b = found
+    assert a.wait_span[1] <= b.wait_span[0]
+    text = render_timeline(view.row(REVIEW), found, 100, STYLES).plain
+    assert "serialized" in text and "12:00:02" in text and "12:05:00" in text
+
+
+def test_fan_out_children_overlap(view: SupervisorView, showcase: FrameSource) -> None:
+    found = bars(view, by_title(view, "Fan out"), showcase.transcripts, NOW)
+    assert runs_at_once(found) >= 2
+
+
+def test_settle_risks_from_recorded_frames() -> None:
+    import asyncio
+
+    source = FrameSource(load_frames("showcase"), until="before-settle")
+    source.apply_all()
+    risks = asyncio.run(source.settle_risks(ORCHESTRATOR, [STUCK_CHILD]))
+    assert [(r.child_id, r.session_id) for r in risks] == [(STUCK_CHILD, "ps-1")]
+
+
+def test_notices_only_for_real_transitions() -> None:
+    def change(old: str, new: str, tid: str = "t1") -> Change:
+        return Change("state", tid, f"T {tid}", old, new, "why", NOW)
+
+    found = notices([change("running", "stuck"), change("idle", "running"),
+                     change("running", "done", "t2"), change("waiting", "idle", "t3"),
+                     change("running", "needs-input", "t4")],
+                    events=frozenset({"stuck", "needs-input", "finished"}), quiet={}, now=NOW)
+    assert [(n.event, n.thread_id) for n in found] == [
+        ("stuck", "t1"), ("finished", "t2"), ("finished", "t3"), ("needs-input", "t4")]
+    quiet = notices([change("running", "done")], events=frozenset({"finished"}),
+                    quiet={"t1": NOW + timedelta(seconds=5)}, now=NOW)
+    assert quiet == []
+    assert [n.text for n in grouped(found) if n.event == "finished"] == [
+        "2 threads finished: T t2, T t3"]
+
+
+def test_transcripts_follow_snapshots_and_events(showcase: FrameSource) -> None:
+    transcript = showcase.transcripts.get(STUCK_CHILD)
+    texts = [m.text for m in transcript.ordered_messages()]
+    assert texts[-2:] == ["READY", "Reply exactly PONG"]
+    assert [r.status for r in transcript.ordered_runs()] == ["completed", "running"]
