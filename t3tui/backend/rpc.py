@@ -166,7 +166,12 @@ class RpcConnection:
         writer = asyncio.create_task(self._write_loop())
         try:
             async for frame in self._ws:
-                self._on_frame(frame)
+                try:
+                    self._on_frame(frame)
+                except Exception as error:  # a server bug must not take the socket down
+                    log.error("RPC frame handling failed: %s: %s", type(error).__name__, error)
+                    log.debug("RPC frame traceback", exc_info=True)
+                    self.send(Defect(defect=f"Internal server error: {type(error).__name__}"))
         except ConnectionClosed:
             pass
         finally:
