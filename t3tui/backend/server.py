@@ -45,6 +45,24 @@ def environment_id_for(data_dir: Path) -> str:
     return "env-" + hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:12]
 
 
+def provider_list(engine: Any) -> list[dict[str, Any]]:
+    """The provider instances a client can name in a `modelSelection` (read live: scenarios
+    add instances)."""
+    found = []
+    for name, provider in getattr(engine, "providers", {}).items():
+        config = getattr(provider, "config", None)
+        models = [getattr(config, "model", None), *getattr(config, "models", ())]
+        found.append(
+            {
+                "instanceId": name,
+                "driver": getattr(config, "driver", "scripted"),
+                "enabled": True,
+                "models": [{"slug": m} for m in dict.fromkeys(models) if m],
+            }
+        )
+    return found
+
+
 class BackendServer:
     """Serves one engine over HTTP + websocket until closed."""
 
@@ -57,20 +75,13 @@ class BackendServer:
         host: str = DEFAULT_HOST,
         port: int = DEFAULT_PORT,
         label: str = "t3tui reference backend",
-        providers: list[dict[str, Any]] | None = None,
     ) -> None:
         self.engine = engine
         self.host = host
         self._requested_port = port
         self._descriptor = build_descriptor(environment_id_for(data_dir), label)
         self._routes = HttpRoutes(auth, self._descriptor)
-        self._config = {
-            "environment": self._descriptor.to_wire(),
-            "auth": {"policy": "static-bearer-token"},
-            "cwd": str(data_dir),
-            "providers": providers or [],
-            "settings": {},
-        }
+        self._cwd = str(getattr(engine, "workspace", data_dir))
         self._server: Server | None = None
         self._methods = self._method_table()
         self._ws_logger = logging.getLogger("t3tui.backend.websockets")
@@ -122,7 +133,13 @@ class BackendServer:
         engine = self.engine
 
         async def get_config(payload: dict[str, Any]) -> Any:
-            return self._config
+            return {
+                "environment": self._descriptor.to_wire(),
+                "auth": {"policy": "static-bearer-token"},
+                "cwd": self._cwd,
+                "providers": provider_list(engine),
+                "settings": {},
+            }
 
         async def probe(payload: dict[str, Any]) -> Any:
             return {}

@@ -50,7 +50,8 @@ async def test_ping_pong_and_array_frames(client):
 async def test_get_config_carries_the_environment(client):
     config = await client.ok("server.getConfig", {})
     assert config["environment"]["orchestrationProtocolVersion"] == 2
-    assert isinstance(config["providers"], list)
+    [codex] = config["providers"]
+    assert codex["instanceId"] == "codex" and codex["models"]
 
 
 @pytest.mark.parametrize(
