@@ -10,6 +10,7 @@ import sys
 
 import httpx
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from t3tui.backend.serve import LISTENING_PREFIX, TOKEN_ENV
@@ -133,3 +134,20 @@ def test_shutdown_stops_every_agent_process(how):
         timeout=10,
         what=f"agent processes {agents} end with the server",
     )
+
+
+def test_shutdown_closes_connected_clients_with_going_away():
+    with BackendProcess(scenario=None) as backend:
+        ticket = httpx.post(
+            f"{backend.url}/api/auth/websocket-ticket",
+            headers={"Authorization": f"Bearer {backend.token}"},
+        ).json()["ticket"]
+        with connect(ws_url(backend.url, ticket)) as ws:
+            subscribe = {"_tag": "Request", "id": "1", "tag": "orchestration.subscribeShell"}
+            ws.send(json.dumps({**subscribe, "payload": {}, "headers": []}))
+            assert json.loads(ws.recv(timeout=10))["_tag"] == "Chunk"
+            backend.send_signal(signal.SIGTERM)
+            with pytest.raises(ConnectionClosed) as closed:
+                ws.recv(timeout=30)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
+        assert backend.wait(30) == 0
