@@ -23,7 +23,8 @@ THREAD = "orchestration.subscribeThread"
 DISPATCH = "orchestration.dispatchCommand"
 LAUNCH = "orchestration.launchThread"
 PROJECTION = "orchestration.getThreadProjection"
-FAST_PROBE = {"timeoutMs": 800, "sleep": 1.5}
+# Short timings, with a wide margin between the wait budget and the child's work.
+FAST_PROBE = {"timeoutMs": 800, "sleep": 2.5}
 TERMINAL = ("completed", "failed", "cancelled", "interrupted")
 
 
