@@ -33,3 +33,43 @@ def test_one_stored_event_is_encoded_once_for_every_subscriber() -> None:
     assert first == dumps({"kind": "event", "sequence": 7, "event": EVENT})
     other = event_item(StoredEvent.from_raw(8, None, EVENT))
     assert other is not first and '"sequence":8' in other
+
+
+async def test_rows_added_between_existing_ones_land_in_view_order() -> None:
+    from textual.app import App, ComposeResult
+
+    from benchmarks.world import WorldSpec, build_world
+    from t3tui.model import Supervisor
+    from t3tui.tui.widgets.thread_tree import ThreadTree
+
+    world = build_world(WorldSpec(threads=14, events=0, parents=2, children=2))
+    sup = Supervisor()
+    sup.apply_shell(world.shell_snapshot)
+    for tid, item in world.thread_snapshots.items():
+        sup.apply_thread(tid, item)
+    view = sup.view(world.end)
+    ids = [r.id for r in view.rows]
+    assert any(r.depth > 0 for r in view.rows)
+
+    class One(App[None]):
+        def compose(self) -> ComposeResult:
+            yield ThreadTree()
+
+    def order(tree: ThreadTree) -> list[str]:
+        out, stack = [], list(reversed(tree.root.children))
+        while stack:
+            node = stack.pop()
+            out.append(node.data)
+            stack.extend(reversed(node.children))
+        return out
+
+    app = One()
+    async with app.run_test():
+        tree = app.query_one(ThreadTree)
+        # every third row first (with the parents of the children kept), then the rest,
+        # which lands in between
+        first = set(ids[::3]) | {r.parent_id for r in view.rows if r.id in ids[::3] and r.depth}
+        tree.sync(view, world.end, shown={i for i in first if i})
+        assert order(tree) == [i for i in ids if i in first]
+        tree.sync(view, world.end)
+        assert order(tree) == ids
