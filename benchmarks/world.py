@@ -32,13 +32,19 @@ def dumps(value: Any) -> str:
 @dataclass(frozen=True)
 class WorldSpec:
     """How big the world is: `threads` in the shell, `parents` x `children` of them in
-    delegation families (the threads a supervisor subscribes), `events` live burst items."""
+    delegation families (the threads a supervisor subscribes), `events` live burst items,
+    `item_ms` of world time between them. With `probe_every` = k, every k-th item is a probe:
+    a shell update retitling one of the `probe_targets` oldest top-level threads (the top of
+    the tree) to `probe <n>`, so its arrival on screen can be seen."""
 
     threads: int
     events: int = 3000
     parents: int = 20
     children: int = 3
     seed: int = 7
+    item_ms: float = 10.0
+    probe_every: int = 0
+    probe_targets: int = 10
 
     @property
     def family_size(self) -> int:
@@ -64,6 +70,11 @@ class World:
     def subscribed(self) -> list[str]:
         """The thread streams a supervisor asks for: every parent and every child."""
         return sorted(self.thread_snapshots)
+
+    def probes(self) -> dict[str, int]:
+        """Probe title -> its index in the burst."""
+        return {item["thread"]["title"]: i for i, (stream, item) in enumerate(self.burst)
+                if stream is None and item["thread"]["title"].startswith("probe ")}
 
 
 def delegated_ids(session: str, request: str) -> tuple[str, str]:
@@ -269,9 +280,19 @@ def _burst(spec: WorldSpec, parents: list[str],
     seq = SNAPSHOT_SEQUENCE
     kids = [(p, c, i) for p in parents for i, c in enumerate(children[p])]
     step: dict[str, int] = {}
+    probes = 0
     while len(out) < spec.events and (kids or standalone):
         seq += 1
-        at += timedelta(milliseconds=10)
+        at += timedelta(milliseconds=spec.item_ms)
+        if spec.probe_every and standalone and len(out) % spec.probe_every == spec.probe_every - 1:
+            tid = standalone[-1 - probes % min(spec.probe_targets, len(standalone))]
+            row = dict(rows[tid])
+            row.update(title=f"probe {probes}", updatedAt=iso(at))
+            rows[tid] = row
+            out.append((None, {"kind": "thread.updated", "sequence": seq, "location": "active",
+                               "thread": row}))
+            probes += 1
+            continue
         if rng.random() < 0.1 or not kids:
             if not standalone:
                 continue
