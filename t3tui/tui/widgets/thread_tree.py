@@ -11,6 +11,7 @@ from datetime import datetime
 
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
@@ -25,6 +26,10 @@ class ThreadTree(Tree[str]):
     """A `Tree` whose node data is the thread id."""
 
     COMPONENT_CLASSES = {*STATE_CLASSES, "row--title", "row--dim", "row--finding"}
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="tree.up"),
+    ]
 
     class OpenRequested(Message):
         """Enter on a row: open that thread."""
