@@ -29,6 +29,7 @@ from benchmarks.common import Report, median, percentile, quiet_gc, ratio, run_c
 from benchmarks.procs import ChildServer
 from benchmarks.world import T0, WorldSpec, build_world, dumps
 from t3tui.client.secret import Secret, Target
+from t3tui.model import Supervisor
 from t3tui.protocol.stream import decode_shell_item
 from t3tui.tui.app import SupervisorApp
 from t3tui.tui.source import LiveSource
@@ -67,6 +68,39 @@ class PaintWatch:
             if at >= start and (cursor is None or line == cursor):
                 return at
         return None
+
+
+class Timed:
+    """Wraps methods on their classes to record how long each call takes (seconds)."""
+
+    def __init__(self, targets: dict[str, tuple[type, str]]) -> None:
+        self.targets = targets
+        self.calls: dict[str, list[float]] = {name: [] for name in targets}
+        self._saved: list[tuple[type, str, Any]] = []
+
+    def install(self) -> Callable[[], None]:
+        for name, (cls, attr) in self.targets.items():
+            original = getattr(cls, attr)
+            self._saved.append((cls, attr, original))
+            setattr(cls, attr, self._wrap(name, original))
+        return self.restore
+
+    def _wrap(self, name: str, original: Any) -> Any:
+        calls = self.calls[name]
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                calls.append(time.perf_counter() - start)
+
+        return timed
+
+    def restore(self) -> None:
+        for cls, attr, original in reversed(self._saved):
+            setattr(cls, attr, original)
+        self._saved.clear()
 
 
 def world_clock(offset: list[float]) -> Callable[[], datetime]:
@@ -165,6 +199,8 @@ async def measure(load_threads: int, rate: float, seconds: float, tree_threads: 
     frame = f'{{"_tag":"Chunk","requestId":"2","values":[{snapshot}]}}'
     watch = PaintWatch()
     restore = watch.install()
+    timed = Timed({"refresh_view": (SupervisorApp, "refresh_view"),
+                   "view(now)": (Supervisor, "view"), "tree.sync": (ThreadTree, "sync")})
     await asyncio.gather(load.start(), tree.start())
     runs: list[LoadResult] = []
     trees: list[float] = []
@@ -174,7 +210,11 @@ async def measure(load_threads: int, rate: float, seconds: float, tree_threads: 
             quiet_gc()
             watch.probes.clear()
             watch.paints.clear()
-            runs.append(await under_load(load, spec, rate, watch, press_every=0.25))
+            untime = timed.install()
+            try:
+                runs.append(await under_load(load, spec, rate, watch, press_every=0.25))
+            finally:
+                untime()
             quiet_gc()
             watch.paints.clear()
             trees.append(await first_tree(tree, tree_threads, watch))
@@ -205,6 +245,10 @@ async def measure(load_threads: int, rate: float, seconds: float, tree_threads: 
     report.add(figure=f"first full tree @{load_threads:,} (s)",
                median=median([r.first_tree_s for r in runs]), p95=float("nan"), against="-",
                ratio=float("nan"), n=len(runs))
+    for name, calls in timed.calls.items():
+        ms = [c * 1000 for c in calls]
+        report.add(figure=f"  one {name} under load (ms)", median=median(ms),
+                   p95=percentile(ms, 95), against="-", ratio=float("nan"), n=len(ms))
     report.notes += [
         "event -> screen is measured from when the server was due to send the probe, so time "
         "the item waited behind a slow consumer's acks counts; probes overwritten by the next "
