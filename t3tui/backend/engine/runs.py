@@ -323,7 +323,15 @@ class RunManager:
                 self.on_terminal(batch, thread_id, self.core.threads[thread_id].coll["runs"][run["id"]])
             return
         provider = self.sessions.provider_for(binding.instance)
-        batch.after(lambda: provider.interrupt_turn(binding.native_turn))
+
+        def ask_provider() -> None:
+            if not provider.interrupt_turn(binding.native_turn):
+                # The provider has no live turn to stop: it already finished one whose
+                # notifications never reached us (seed 004's lost turn). Only the orchestration
+                # can end such a run, and must, or the thread stays "Working" forever.
+                self._on_interrupted(binding, {})
+
+        batch.after(ask_provider)
 
     def abandon(self, batch: Batch, binding: TurnBinding) -> None:
         """Tear down a turn from the orchestration side (its provider attachment is gone)."""

@@ -78,3 +78,22 @@ async def test_fault_off_pong_arrives_and_the_run_completes(tmp_path: Path) -> N
         assert row(engine, child)["latestVisibleMessage"]["text"] == "PONG"
         assert engine.state(child).values("providerTurns")[-1]["status"] == "completed"
         assert row(engine, PARENT)["settledOverride"] == "settled"
+
+
+async def test_fault_on_interrupting_the_lost_turn_ends_the_run(tmp_path: Path) -> None:
+    """The provider has nothing left to interrupt; the orchestration must end the run itself."""
+    async with open_engine(tmp_path, faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]) as engine:
+        child, _, _ = await settle_then_check_in(engine)
+        run_id = row(engine, child)["activeRunId"]
+        assert run_id is not None
+        await engine.dispatch({"type": "run.interrupt", "commandId": fresh(),
+                               "threadId": child, "runId": run_id})
+        await until(engine, lambda: row(engine, child)["status"] == "interrupted",
+                    what="lost run ended interrupted")
+        shell = row(engine, child)
+        assert shell["activeRunId"] is None and shell["activityRunStatus"] is None
+        assert engine.state(child).values("providerTurns")[-1]["status"] == "interrupted"
+        # the thread takes messages again: the next check-in starts a fresh run
+        await engine.dispatch(message(child, "Reply PONG"))
+        await until(engine, lambda: row(engine, child)["activeRunId"] not in (None, run_id),
+                    what="a new run started")
