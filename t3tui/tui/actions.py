@@ -34,6 +34,7 @@ else:
     _Base = object
 
 Report = Callable[[str, str], None]
+NARROW_HELP = 96  # below this width each key's help goes on its own line
 MAIN_ONLY = frozenset({"filter", "problems", "timeline", "clear_filter"})
 DEFAULT_DECISIONS = (("accept", "Accept"), ("acceptForSession", "Accept for session"),
                      ("decline", "Decline"))
@@ -60,11 +61,15 @@ class ActionsMixin(_Base):
         return unavailable(action, row, connected=connected, busy_actions=busy)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # False hides a key that makes no sense on this screen; None dims one that does not
+        # apply to the selected thread right now.
+        if action == "open" and isinstance(self.screen, TranscriptScreen):
+            return False
         if action in NEEDS_ROW:
             return None if self.why_not(action) else True
         if action in MAIN_ONLY:
             if self.screen is not self.main_screen:
-                return None
+                return False
             if action == "clear_filter":
                 return True if self.row_filter.active else None
         if action == "help" and isinstance(self.screen, HelpScreen):
@@ -157,7 +162,7 @@ class ActionsMixin(_Base):
         warning = None
         choices = [Choice("settle", "Settle")]
         if message.risks:
-            warning = Text("⚠ Live children share this thread's provider session:\n")
+            warning = Text("⚠ Unsettled children share this thread's provider session:\n")
             for risk in message.risks:
                 warning.append(f"  • {self._title_of(risk.child_id)}")
                 warning.append(f" (session {risk.session_id})\n")
@@ -326,7 +331,8 @@ class ActionsMixin(_Base):
                 for spec_id, spec in BY_ID.items()}
         from textual.binding import Binding
 
-        content = help_text(keys, lambda key: self.get_key_display(Binding(key, "")))
+        content = help_text(keys, lambda key: self.get_key_display(Binding(key, "")),
+                            stacked=self.size.width < NARROW_HELP)
         self.push_screen(HelpScreen(content))
 
     def timeline_parent_id(self) -> str | None:

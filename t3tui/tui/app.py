@@ -47,6 +47,7 @@ from t3tui.tui.widgets.thread_tree import ThreadTree
 # Quiet time after the user's own interrupt: its consequences are not news.
 OWN_ACTION_QUIET = timedelta(seconds=60)
 NARROW = 100  # columns below which the tree takes more of the width
+NOTICE_BATCH_S = 1.5
 
 
 def utc_now() -> datetime:
@@ -88,6 +89,7 @@ class SupervisorApp(ActionsMixin, App[int]):
         self.row_filter = RowFilter()
         self.statuses: dict[str, dict[str, ActionStatus]] = {}
         self.sent_notices: list[Notice] = []
+        self._pending_notices: list[Notice] = []
         self._synced_view: SupervisorView | None = None
         self._quiet: dict[str, datetime] = {}
         self._last_live: datetime | None = None
@@ -120,7 +122,7 @@ class SupervisorApp(ActionsMixin, App[int]):
                     loop.add_signal_handler(signum, self.exit, 128 + signum)
         if self.config.keys:
             self.set_keymap(dict(self.config.keys))
-        self.main_screen.set_class(self.size.width < NARROW, "-narrow")
+        self._fit(self.size.width)
         self.query_one(ThreadTree).focus()
         self.run_source()
         self.watch_connection()
@@ -130,7 +132,12 @@ class SupervisorApp(ActionsMixin, App[int]):
         self.refresh_view()
 
     def on_resize(self, event: events.Resize) -> None:
-        self.main_screen.set_class(event.size.width < NARROW, "-narrow")
+        self._fit(event.size.width)
+
+    def _fit(self, width: int) -> None:
+        self.main_screen.set_class(width < NARROW, "-narrow")
+        for footer in self.query(Footer):
+            footer.compact = width < NARROW
 
     async def on_unmount(self) -> None:
         await self.source.stop()
@@ -234,7 +241,8 @@ class SupervisorApp(ActionsMixin, App[int]):
         tree.sync(view, now, shown=visible_ids(view, self.row_filter), stale=stale)
         tree.set_class(stale, "-stale")
         counts = counts_text(view.counts)
-        self.sub_title = counts if view.rows else "no threads yet"
+        short = counts_text(view.counts, compact=self.size.width < NARROW)
+        self.sub_title = short if view.rows else "no threads yet"
         title = f"t3tui · {counts}" + ("" if live else f" · {self.conn.kind}")
         if title != self._title:
             self._title = title
@@ -242,8 +250,10 @@ class SupervisorApp(ActionsMixin, App[int]):
         selected = tree.selected_id
         row = view.row(selected) if selected else None
         statuses = list(self.statuses.get(row.id, {}).values()) if row else []
+        hint = ("No thread matches the filter (0 or escape clears it)."
+                if self.row_filter.active and not tree.nodes else None)
         self.query_one(DetailPane).show(row, view, self.source.transcripts, now, statuses,
-                                        self.key_for("answer"))
+                                        self.key_for("answer"), hint=hint)
         self.query_one(TimelineView).show(row, view, self.source.transcripts, now)
         shown = len(tree.nodes)
         self.query_one(StatusBar).show(self.source.label, self.conn,
@@ -265,6 +275,13 @@ class SupervisorApp(ActionsMixin, App[int]):
         found = notices(changes(previous, view), events=self.config.notify_on,
                         quiet=self._quiet, now=now)
         self.sent_notices.extend(found)
+        if found and not self._pending_notices:
+            # a short grace period: a burst of transitions becomes one toast per kind
+            self.set_timer(NOTICE_BATCH_S, self._flush_notices)
+        self._pending_notices.extend(found)
+
+    def _flush_notices(self) -> None:
+        found, self._pending_notices = self._pending_notices, []
         if self.config.toast:
             for notice in grouped(found):
                 self.notify(notice.text, title=notice.event,

@@ -25,15 +25,17 @@ STATE_MEANING = {
 }
 
 
-def help_text(keys: Mapping[str, str], display: Callable[[str], str]) -> Text:
-    """`keys`: binding id -> key string in force; `display`: key string -> what to show."""
+def help_text(keys: Mapping[str, str], display: Callable[[str], str], *,
+              stacked: bool = False) -> Text:
+    """`keys`: binding id -> key string in force; `display`: key string -> what to show.
+    `stacked` puts each description under its key (narrow terminals)."""
     text = Text()
     text.append("Keys\n", style="bold")
     for spec in ACTIONS:
         shown = ", ".join(display(k) for k in keys.get(spec.id, spec.key).split(","))
         text.append(f"  {shown:<10}", style="bold")
         text.append(f" {spec.label:<13}")
-        text.append(f" {spec.help}\n", style="dim")
+        text.append(f"\n{'':13}{spec.help}\n" if stacked else f" {spec.help}\n", style="dim")
     for key, what in (("↑ ↓ j k", "move"), ("space", "expand or collapse a parent"),
                       ("escape", "back from a transcript, clear the filter, close a dialog"),
                       ("ctrl+p", "command palette: every action by name")):

@@ -149,8 +149,12 @@ def child_summary(row: ThreadRow) -> str:
     return f"{head}: {' '.join(parts)}" if parts else head
 
 
-def counts_text(counts: dict[str, int]) -> str:
-    """`3 running · 1 waiting · 1 stuck`, attention first; `nothing active` when all quiet."""
+def counts_text(counts: dict[str, int], *, compact: bool = False) -> str:
+    """`3 running · 1 waiting · 1 stuck`, attention first; `nothing active` when all quiet.
+    `compact` (narrow terminals): `3▶ 1◎ 1✖`, glyphs that read without colour."""
+    if compact:
+        parts = [f"{counts[s]}{glyph(s)}" for s in COUNT_ORDER if counts.get(s)]
+        return " ".join(parts) if parts else "nothing active"
     parts = [f"{counts[s]} {word(s)}" for s in COUNT_ORDER if counts.get(s)]
     return " · ".join(parts) if parts else "nothing active"
 

@@ -20,6 +20,7 @@ from t3tui.tui.transcripts import TranscriptStore
 QUEUED, RUNNING, AFTER, GAP, END, RETURNED = "░", "█", "▓", "·", "┃", "▼"
 LEGEND = (f"{QUEUED} created  {RUNNING} running  {RETURNED} wait returned  {AFTER} ran on after "
           f"its wait  {GAP} between runs  {END} ended · UTC")
+LEGEND_MIN_WIDTH = 96
 
 
 @dataclass(frozen=True)
@@ -164,7 +165,8 @@ def render_timeline(parent: ThreadRow, found: list[Bar], width: int, styles: Row
         style = styles.states.get(bar.state)
         text.append(f"{name:<{name_w}} ", style=style)
         text.append(_cells(bar, bar_w, col), style=style)
-    text.append("\n" + LEGEND, style=styles.dim)
+    if width >= LEGEND_MIN_WIDTH:  # narrow terminals: the legend is in the help screen
+        text.append("\n" + LEGEND, style=styles.dim)
     return text
 
 

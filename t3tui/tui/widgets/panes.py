@@ -44,7 +44,10 @@ class DetailPane(StyledStatic):
 
     def show(self, row: ThreadRow | None, view: SupervisorView | None,
              transcripts: TranscriptStore, now: datetime, actions: list[ActionStatus],
-             answer_key: str) -> None:
+             answer_key: str, *, hint: str | None = None) -> None:
+        if row is None and hint:
+            self.update(Text(hint))
+            return
         transcript = transcripts.get(row.id) if row is not None else transcripts.get("")
         self.update(render_detail(row, view, transcript, now, self.row_styles(),
                                   actions=actions, answer_key=answer_key))
