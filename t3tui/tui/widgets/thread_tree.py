@@ -17,7 +17,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.tui.labels import STATE_LOOK, RowStyles, row_label
+from t3tui.tui.labels import STATE_LOOK, RowStyles, age, row_label
 
 STATE_CLASSES = tuple(f"state--{state}" for state in STATE_LOOK)
 
@@ -45,6 +45,10 @@ class ThreadTree(Tree[str]):
         self.guide_depth = 3
         self.nodes: dict[str, TreeNode[str]] = {}
         self._labels: dict[str, Text] = {}
+        # What each label was built from: a row equal to the last one, with the same age text,
+        # gets the same label, so most rows skip `row_label` on a refresh.
+        self._drawn: dict[str, tuple[ThreadRow, str]] = {}
+        self._drawn_with: tuple[RowStyles, bool, bool] | None = None
         self._collapsed: set[str] = set()
 
     # -- styles --
@@ -104,9 +108,16 @@ class ThreadTree(Tree[str]):
         changed = self._remove_unwanted(wanted)
         compact = 0 < self.size.width < 64
         points: dict[str, TreeNode[str] | None] | None = None
+        if self._drawn_with != (styles, stale, compact):
+            self._drawn.clear()
+            self._drawn_with = (styles, stale, compact)
         for row in rows:
-            label = row_label(row, now, styles, stale=stale, compact=compact)
             node = self.nodes.get(row.id)
+            drawn = (row, age(row.state_since, now))
+            if node is not None and self._drawn.get(row.id) == drawn:
+                continue
+            self._drawn[row.id] = drawn
+            label = row_label(row, now, styles, stale=stale, compact=compact)
             if node is None:
                 if points is None:
                     points = self._insertion_points(view)
@@ -147,6 +158,7 @@ class ThreadTree(Tree[str]):
             if current.data is not None:
                 self.nodes.pop(current.data, None)
                 self._labels.pop(current.data, None)
+                self._drawn.pop(current.data, None)
             stack.extend(current.children)
 
     def _add(self, row: ThreadRow, label: Text, before: TreeNode[str] | None) -> None:
