@@ -24,7 +24,6 @@ from t3tui.tui.messages import ActionStatus, ActionUpdate, SettleChecked
 from t3tui.tui.screens.modals import Choice, ConfirmScreen, Field, HelpScreen, PromptScreen
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.timeline import timeline_parent
-from t3tui.tui.widgets.thread_tree import ThreadTree
 
 if TYPE_CHECKING:
     from t3tui.tui.app import SupervisorApp
@@ -303,7 +302,7 @@ class ActionsMixin(_Base):
     # -- filters, panes, help --
 
     def action_filter(self) -> None:
-        box = self.query_one("#filter")
+        box = self.main_screen.query_one("#filter")
         box.remove_class("-hidden")
         box.focus()
 
@@ -315,15 +314,15 @@ class ActionsMixin(_Base):
     def action_clear_filter(self) -> None:
         from textual.widgets import Input
 
-        box = self.query_one("#filter", Input)
+        box = self.main_screen.query_one("#filter", Input)
         box.value = ""
         box.add_class("-hidden")
         self.row_filter = type(self.row_filter)()
-        self.query_one(ThreadTree).focus()
+        self.tree.focus()
         self.refresh_view()
 
     def action_timeline(self) -> None:
-        self.query_one("#timeline").toggle_class("-off")
+        self.main_screen.query_one("#timeline").toggle_class("-off")
         self.refresh_view()
 
     def action_help(self) -> None:

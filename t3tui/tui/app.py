@@ -18,6 +18,7 @@ from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input
 
@@ -123,7 +124,7 @@ class SupervisorApp(ActionsMixin, App[int]):
         if self.config.keys:
             self.set_keymap(dict(self.config.keys))
         self._fit(self.size.width)
-        self.query_one(ThreadTree).focus()
+        self.tree.focus()
         self.run_source()
         self.watch_connection()
         self.watch_stream()
@@ -217,7 +218,7 @@ class SupervisorApp(ActionsMixin, App[int]):
     def _filter_done(self, event: Input.Submitted) -> None:
         if not event.value.strip():
             event.input.add_class("-hidden")
-        tree = self.query_one(ThreadTree)
+        tree = self.tree
         tree.focus()
         # Land on the first row that matches, not on an ancestor kept for context.
         first = next((r for r in self.view.rows if self.row_filter.matches(r)), None) \
@@ -228,7 +229,17 @@ class SupervisorApp(ActionsMixin, App[int]):
 
     # -- the one render path --
 
+    @property
+    def tree(self) -> ThreadTree:
+        return self.main_screen.query_one(ThreadTree)
+
     def refresh_view(self) -> None:
+        try:
+            tree = self.tree
+        except (NoMatches, IndexError):
+            return  # not composed yet, or already torn down at exit
+        if not tree.is_attached:
+            return
         now = self.clock()
         view = self.source.supervisor.view(now)
         self.view = view
@@ -236,7 +247,7 @@ class SupervisorApp(ActionsMixin, App[int]):
         if live:
             self._last_live = now
         self._notify_transitions(view, now, live)
-        tree = self.query_one(ThreadTree)
+        screen = self.main_screen
         stale = self.conn.stale or not view.synchronized
         tree.sync(view, now, shown=visible_ids(view, self.row_filter), stale=stale)
         tree.set_class(stale, "-stale")
@@ -252,14 +263,14 @@ class SupervisorApp(ActionsMixin, App[int]):
         statuses = list(self.statuses.get(row.id, {}).values()) if row else []
         hint = ("No thread matches the filter (0 or escape clears it)."
                 if self.row_filter.active and not tree.nodes else None)
-        self.query_one(DetailPane).show(row, view, self.source.transcripts, now, statuses,
+        screen.query_one(DetailPane).show(row, view, self.source.transcripts, now, statuses,
                                         self.key_for("answer"), hint=hint)
-        self.query_one(TimelineView).show(row, view, self.source.transcripts, now)
+        screen.query_one(TimelineView).show(row, view, self.source.transcripts, now)
         shown = len(tree.nodes)
-        self.query_one(StatusBar).show(self.source.label, self.conn,
+        screen.query_one(StatusBar).show(self.source.label, self.conn,
                                        self.source.supervisor.cursor_shell, shown,
                                        len(view.rows), self.row_filter.describe())
-        self.query_one(Banner).show(self.source.label, self.conn, self._last_live)
+        screen.query_one(Banner).show(self.source.label, self.conn, self._last_live)
         if isinstance(self.screen, TranscriptScreen):
             tid = self.screen.thread_id
             self.screen.show(view.row(tid), self.source.transcripts.get(tid), now,
@@ -309,7 +320,10 @@ class SupervisorApp(ActionsMixin, App[int]):
             return screen.thread_id
         if screen is not self.main_screen:
             return None
-        return self.query_one(ThreadTree).selected_id
+        try:
+            return self.tree.selected_id
+        except (NoMatches, IndexError):
+            return None  # torn down at exit
 
     def current_row(self) -> ThreadRow | None:
         thread_id = self.current_thread_id()

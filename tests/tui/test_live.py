@@ -17,6 +17,7 @@ from t3tui.client.state import Failed, Live, Reconnecting
 from t3tui.model import DetectorConfig, ThreadRow
 from t3tui.tui.app import SupervisorApp
 from t3tui.tui.config import TuiConfig
+from t3tui.tui.messages import ActionStatus
 from t3tui.tui.screens.modals import ConfirmScreen, HelpScreen, PromptScreen
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.source import LiveSource
@@ -137,24 +138,39 @@ async def test_seed_004_settle_checkin_unanswered_stuck_then_stopped(
                     what="the child flagged stuck")
         assert any(n.event == "stuck" and n.thread_id == child.id for n in app.sent_notices)
 
-        # Interrupt first: the provider never hears it (the lost subscription), and the app
-        # says so instead of claiming success; the child stays flagged.
+        # The confirmation names what will stop, and offers the harder option too, because
+        # the child looks stuck; the plain interrupt is enough: the backend ends a run whose
+        # provider no longer has it, and the stream shows it.
         await pilot.press("i")
+        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        body = text_of(app.screen.query_one("#dialog-body", Static))
+        assert f"of “{SHARED_CHILD}”" in body
         await choose(pilot, "Interrupt")
-        missed = await until(lambda: status(app, child.id, "interrupt"), timeout=20,
-                             what="the interrupt outcome")
-        assert missed.phase == "failed" and "still active" in missed.text
-        assert row(app, SHARED_CHILD).state == "stuck"
-
-        # The harder option, offered because the stop did not land, clears it.
-        await pilot.press("i")
-        await choose(pilot, "Force stop")
-        await until(lambda: (s := status(app, child.id, "interrupt")) and s.phase == "ok",
-                    timeout=20, what="the forced stop")
+        stopped = await until(lambda: status(app, child.id, "interrupt"), timeout=20,
+                              what="the interrupt outcome")
+        assert stopped.phase == "ok", stopped.text
         cleared = row(app, SHARED_CHILD)
         assert cleared.active_run_id is None and cleared.state != "stuck"
         assert not any(n.event == "finished" and n.thread_id == child.id
                        for n in app.sent_notices)  # the user's own stop is not news
+
+
+async def test_force_stop_is_offered_after_a_stop_that_did_not_land(
+        demo: RunningBackend) -> None:
+    app = live_app(demo.url, demo.token)
+    async with app.run_test(size=SIZE) as pilot:
+        runner = await select(pilot, "Healthy long runner")
+        runner = await until(lambda: (r := row(app, "Healthy long runner"))
+                             and r.active_run_id and r, what="the long runner running")
+        # what the app records when an interrupt was accepted but the run kept going
+        app.statuses[runner.id] = {"interrupt": ActionStatus(
+            runner.id, "interrupt", "failed", "still active", app.clock())}
+        await pilot.press("i")
+        await choose(pilot, "Force stop")
+        forced = await until(lambda: (s := status(app, runner.id, "interrupt"))
+                             and s.phase != "failed" and s, timeout=20, what="the forced stop")
+        assert forced.phase == "ok" and "force-stopped" in forced.text, forced.text
+        assert row(app, "Healthy long runner").active_run_id is None
 
 
 async def test_answer_a_pending_approval(demo: RunningBackend) -> None:
