@@ -52,8 +52,9 @@ class Fan:
 
 async def consume(url: str, threads: Sequence[str], fan: Fan) -> None:
     async with connect(url, max_size=None, compression=None, ping_interval=None) as ws:
-        await ws.send(json.dumps({"_tag": "Request", "id": "1", "tag": "orchestration.subscribeShell",
-                                  "payload": {"requestCompletionMarker": True}, "headers": []}))
+        await ws.send(json.dumps({
+            "_tag": "Request", "id": "1", "tag": "orchestration.subscribeShell",
+            "payload": {"requestCompletionMarker": True}, "headers": []}))
         for i, tid in enumerate(threads, start=2):
             await ws.send(json.dumps({
                 "_tag": "Request", "id": str(i), "tag": "orchestration.subscribeThread",

@@ -46,7 +46,8 @@ async def one_client(server: ChildServer, world: World) -> dict[str, float]:
         await cancel(task)
     sup = client.supervisor
     got = {None: sup.cursor_shell} | {t: sup.cursor_thread(t) for t in world.subscribed}
-    wrong = {k: v for k, v in got.items() if k in world.last_sequence and v != world.last_sequence[k]}
+    last = world.last_sequence
+    wrong = {k: v for k, v in got.items() if k in last and v != last[k]}
     if wrong:
         raise RuntimeError(f"the client missed items: cursors {wrong}")
     result["rows_per_item"] = client.rows_built / len(world.burst)

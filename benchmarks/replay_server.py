@@ -176,7 +176,8 @@ async def main_async(spec: WorldSpec, rate: float | None, wait_go: bool) -> None
     async def handler(ws: ServerConnection) -> None:
         replay = Replay(ws, rec)
         serving = asyncio.create_task(replay.serve())
-        finished, _ = await asyncio.wait({serving, replay.done}, return_when=asyncio.FIRST_COMPLETED)
+        finished, _ = await asyncio.wait({serving, replay.done},
+                                         return_when=asyncio.FIRST_COMPLETED)
         if replay.done in finished:
             end = replay.done.result()
             print(dumps({"sync_s": replay.synced_at - replay.opened,

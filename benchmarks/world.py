@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 T0 = datetime(2026, 10, 4, 12, 0, 0, tzinfo=UTC)
 SNAPSHOT_SEQUENCE = 100_000
-OUTPUT = "collected 412 items\n" + "tests/test_x.py ........................................ [ 9%]\n" * 3
+OUTPUT = "collected 412 items\n" + "tests/test_x.py ...................... [ 9%]\n" * 3
 PROSE = ("Reading the failing test and the diff around it; the fixture shares a temp dir "
          "between [workers] so I will isolate it before rerunning the suite.")
 
