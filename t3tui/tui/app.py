@@ -261,8 +261,11 @@ class SupervisorApp(ActionsMixin, App[int]):
         selected = tree.selected_id
         row = view.row(selected) if selected else None
         statuses = list(self.statuses.get(row.id, {}).values()) if row else []
-        hint = ("No thread matches the filter (0 or escape clears it)."
-                if self.row_filter.active and not tree.nodes else None)
+        hint = None
+        if self.row_filter.active and not tree.nodes:
+            hint = "No thread matches the filter (0 or escape clears it)."
+        elif not view.rows:
+            hint = "No threads on this server yet." if live else "Nothing to show yet."
         screen.query_one(DetailPane).show(row, view, self.source.transcripts, now, statuses,
                                         self.key_for("answer"), hint=hint)
         screen.query_one(TimelineView).show(row, view, self.source.transcripts, now)
@@ -270,7 +273,8 @@ class SupervisorApp(ActionsMixin, App[int]):
         screen.query_one(StatusBar).show(self.source.label, self.conn,
                                        self.source.supervisor.cursor_shell, shown,
                                        len(view.rows), self.row_filter.describe())
-        screen.query_one(Banner).show(self.source.label, self.conn, self._last_live)
+        screen.query_one(Banner).show(self.source.label, self.conn, self._last_live,
+                                      has_data=self.source.supervisor.cursor_shell is not None)
         if isinstance(self.screen, TranscriptScreen):
             tid = self.screen.thread_id
             self.screen.show(view.row(tid), self.source.transcripts.get(tid), now,

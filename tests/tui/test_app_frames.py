@@ -205,3 +205,14 @@ async def test_stale_banner_and_nothing_shown_as_live() -> None:
         assert "live" not in app.sub_title
         await select(pilot, id_of(app, "Scratch"))
         assert app.why_not("checkin") == "not connected to the server"
+
+
+async def test_no_notification_for_history_seen_at_startup() -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        app.clock = lambda: NOW + timedelta(seconds=1)
+        app.refresh_view()  # a second synchronized view: nothing changed, nothing to say
+        await pilot.pause()
+        assert app.sent_notices == []
+        assert len([r for r in app.view.rows if r.state == "stuck"]) == 1

@@ -107,11 +107,16 @@ class StatusBar(StyledStatic):
 class Banner(Static):
     """Visible whenever the data on screen is not live, saying why and since when."""
 
-    def show(self, label: str, state: ConnectionState, last_live: datetime | None) -> None:
+    def show(self, label: str, state: ConnectionState, last_live: datetime | None,
+             *, has_data: bool = True) -> None:
+        """`has_data`: something was received once (so what is shown is stale, not absent)."""
         since = f" Data shown is from {clock(last_live)} UTC." if last_live else ""
         text: str | None
         if isinstance(state, Live):
             text = None
+        elif isinstance(state, Reconnecting) and not has_data:
+            text = (f"◌ cannot connect to {label} (attempt {state.attempt}: "
+                    f"{state.last_error}); retrying.")
         elif isinstance(state, Reconnecting):
             text = (f"⚠ stale — reconnecting to {label} (attempt {state.attempt}: "
                     f"{state.last_error}).{since} Nothing here is live.")
