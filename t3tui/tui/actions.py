@@ -304,7 +304,8 @@ class ActionsMixin(_Base):
     def action_filter(self) -> None:
         box = self.main_screen.query_one("#filter")
         box.remove_class("-hidden")
-        box.focus()
+        # Focus now, not after a refresh: keys typed right after `/` belong to the filter.
+        self.main_screen.set_focus(box)
 
     def action_problems(self) -> None:
         flt = self.row_filter

@@ -3,7 +3,7 @@
 Syntax (agent-deck / k9s conventions): words match the title or id (every word must match,
 case-insensitive); a word starting with `!` running, `@` needs input, `#` idle, `&` stuck,
 `~` waiting, or `state:NAME` narrows by state. A matching child keeps its ancestors visible,
-so the tree keeps its shape.
+so the tree keeps its shape; a parent found by text brings its children along.
 """
 
 from __future__ import annotations
@@ -90,9 +90,11 @@ def parse_filter(text: str, *, problems_only: bool = False) -> RowFilter:
 
 
 def visible_ids(view: SupervisorView, flt: RowFilter) -> set[str] | None:
-    """Ids to show: matching rows plus their ancestors; None when nothing is filtered."""
+    """Ids to show: matching rows plus their ancestors; for a text-only filter also their
+    descendants (find a parent by name, see its children). None when nothing is filtered."""
     if not flt.active:
         return None
+    subtrees = not (flt.states or flt.problems_only)
     shown: set[str] = set()
     for row in view.rows:
         if not flt.matches(row):
@@ -101,4 +103,11 @@ def visible_ids(view: SupervisorView, flt: RowFilter) -> set[str] | None:
         while current is not None and current.id not in shown:
             shown.add(current.id)
             current = view.row(current.parent_id) if current.parent_id else None
+        stack = list(row.children) if subtrees else []
+        while stack:
+            child = stack.pop()
+            if child not in shown:
+                shown.add(child)
+                found = view.row(child)
+                stack.extend(found.children if found else ())
     return shown

@@ -97,6 +97,9 @@ def test_filters_keep_ancestors(view: SupervisorView) -> None:
     assert visible_ids(view, RowFilter()) is None
     stuck = visible_ids(view, parse_filter("&"))
     assert by_title(view, "Ready check").id in stuck and REVIEW not in stuck
+    assert stuck == {by_title(view, "Ready check").id, ORCHESTRATOR}
+    review = visible_ids(view, parse_filter("review panel"))
+    assert {view.row(i).title for i in review} == {"Review panel", "Reviewer A", "Reviewer B"}
 
 
 def test_problems_only(view: SupervisorView) -> None:
