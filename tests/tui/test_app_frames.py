@@ -12,12 +12,14 @@ from t3tui.client.state import Reconnecting
 from t3tui.tui.app import SupervisorApp
 from t3tui.tui.config import TuiConfig
 from t3tui.tui.frames import FrameSource, load_frames
+from t3tui.tui.labels import glyph
 from t3tui.tui.screens.modals import ConfirmScreen, HelpScreen
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.screenshots import (
     NEEDS_INPUT_CHILD,
     NOW,
     ORCHESTRATOR,
+    REVIEW,
     STUCK_CHILD,
     settled,
     showcase_app,
@@ -216,3 +218,22 @@ async def test_no_notification_for_history_seen_at_startup() -> None:
         await pilot.pause()
         assert app.sent_notices == []
         assert len([r for r in app.view.rows if r.state == "stuck"]) == 1
+
+
+async def test_a_parent_label_follows_its_children() -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        tree = tree_of(app)
+        assert "2 children: 1▶ 1✔" in str(tree.nodes[REVIEW].label)
+        child = id_of(app, "Reviewer B")
+        row = f.shell_row(child, "Reviewer B", 88.02, parent=REVIEW, status="waiting",
+                          activity="waiting", run="run-review-b", requested=88.02,
+                          started=88.02, updated=299.0)
+        app.source.supervisor.apply_shell(
+            {"kind": "thread.updated", "sequence": 99999, "location": "active", "thread": row})
+        app.refresh_view()
+        await pilot.pause()
+        now_state = app.view.row(child).state
+        assert now_state != "running"
+        assert f"2 children: 1{glyph(now_state)} 1✔" in str(tree.nodes[REVIEW].label)

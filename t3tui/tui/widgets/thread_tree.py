@@ -113,7 +113,8 @@ class ThreadTree(Tree[str]):
             self._drawn_with = (styles, stale, compact)
         for row in rows:
             node = self.nodes.get(row.id)
-            drawn = (row, age(row.state_since, now))
+            # ThreadRow equality leaves out child_counts, which the label shows
+            drawn = (row, tuple(sorted(row.child_counts.items())), age(row.state_since, now))
             if node is not None and self._drawn.get(row.id) == drawn:
                 continue
             self._drawn[row.id] = drawn
