@@ -96,7 +96,12 @@ class SupervisorApp(ActionsMixin, App[int]):
         self._last_live: datetime | None = None
         self._gates: tuple[bool | None, ...] = ()
         self._title = ""
-        self.theme = self.config.theme
+        self._startup_warning = ""
+        if self.config.theme in self.available_themes:
+            self.theme = self.config.theme
+        else:
+            known = ", ".join(sorted(self.available_themes))
+            self._startup_warning = f"unknown theme {self.config.theme!r} (known: {known})"
 
     # -- layout --
 
@@ -123,6 +128,8 @@ class SupervisorApp(ActionsMixin, App[int]):
                     loop.add_signal_handler(signum, self.exit, 128 + signum)
         if self.config.keys:
             self.set_keymap(dict(self.config.keys))
+        if self._startup_warning:
+            self.notify(self._startup_warning, title="config", severity="warning", timeout=10)
         self._fit(self.size.width)
         self.tree.focus()
         self.run_source()

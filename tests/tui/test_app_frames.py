@@ -237,3 +237,12 @@ async def test_a_parent_label_follows_its_children() -> None:
         now_state = app.view.row(child).state
         assert now_state != "running"
         assert f"2 children: 1{glyph(now_state)} 1✔" in str(tree.nodes[REVIEW].label)
+
+
+async def test_unknown_theme_is_a_warning_not_a_crash() -> None:
+    app = SupervisorApp(FrameSource(load_frames("showcase")), config=TuiConfig(theme="nope"),
+                        clock=lambda: NOW, tick=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        assert "unknown theme 'nope'" in app._startup_warning
+        assert app.theme == "textual-dark"
