@@ -13,7 +13,7 @@ from t3tui.tui.app import SupervisorApp
 from t3tui.tui.config import TuiConfig
 from t3tui.tui.frames import FrameSource, load_frames
 from t3tui.tui.labels import glyph
-from t3tui.tui.screens.modals import ConfirmScreen, HelpScreen
+from t3tui.tui.screens.modals import ConfirmScreen, HelpScreen, PromptScreen
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.screenshots import (
     NEEDS_INPUT_CHILD,
@@ -246,3 +246,34 @@ async def test_unknown_theme_is_a_warning_not_a_crash() -> None:
         await settled(pilot)
         assert "unknown theme 'nope'" in app._startup_warning
         assert app.theme == "textual-dark"
+
+
+async def test_a_question_is_answered_in_a_form() -> None:
+    scratch = "thread-scratch"
+    row = f.shell_row(scratch, "Scratch", 7, status="running", activity="running", run="run-q",
+                      requested=290, started=290, updated=295,
+                      pending={"id": "rq-9", "kind": "user_input", "createdAt": f.iso(295)})
+    item = f.turn_item("ask-9", scratch, "run-q", "user_input_request", 295, 295,
+                       status="running", requestId="rq-9",
+                       questions=[{"id": "branch", "header": "Branch",
+                                   "question": "Which branch? [main/dev]", "options": []}])
+    frames = [*load_frames("showcase"),
+              {"stream": "shell", "item": {"kind": "thread.updated", "sequence": 99990,
+                                           "location": "active", "thread": row}},
+              {"stream": "thread", "threadId": scratch, "item": {
+                  "kind": "event", "sequence": 99991, "event": {
+                      "id": "evt-q", "threadId": scratch, "occurredAt": f.iso(295),
+                      "type": "turn-item.updated", "payload": item}}}]
+    app = SupervisorApp(FrameSource(frames), config=TuiConfig(), clock=lambda: NOW, tick=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await select(pilot, scratch)
+        assert app.view.row(scratch).state == "needs-input"
+        await pilot.press("a")
+        await until(lambda: isinstance(app.screen, PromptScreen))
+        labels = [str(w.render()) for w in app.screen.query(".field-label")]
+        assert labels == ["Which branch? [main/dev]"]
+        await pilot.press(*"dev", "enter")
+        await until(lambda: app.statuses.get(scratch, {}).get("answer") is not None
+                    and app.statuses[scratch]["answer"].done)
+        assert app.statuses[scratch]["answer"].phase == "unknown"  # read-only frames
