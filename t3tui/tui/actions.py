@@ -79,7 +79,8 @@ class ActionsMixin(_Base):
         reason = self.why_not(action) if action in NEEDS_ROW else None
         if reason:
             spec = BY_ID.get(action)
-            self.notify(reason, title=spec.label if spec else action, severity="warning")
+            self.notify(reason, title=spec.label if spec else action, severity="warning",
+                        markup=False)
             return
         getattr(self, f"action_{action}")()
 

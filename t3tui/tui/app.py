@@ -14,6 +14,7 @@ import signal
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 
+from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -129,7 +130,8 @@ class SupervisorApp(ActionsMixin, App[int]):
         if self.config.keys:
             self.set_keymap(dict(self.config.keys))
         if self._startup_warning:
-            self.notify(self._startup_warning, title="config", severity="warning", timeout=10)
+            self.notify(self._startup_warning, title="config", severity="warning", timeout=10,
+                        markup=False)
         self._fit(self.size.width)
         self.tree.focus()
         self.run_source()
@@ -197,8 +199,9 @@ class SupervisorApp(ActionsMixin, App[int]):
         self.statuses.setdefault(status.thread_id, {})[status.kind] = status
         if status.done:
             severity = {"ok": "information", "failed": "error"}.get(status.phase, "warning")
+            # server and agent text: never markup
             self.notify(status.text, title=f"{status.kind} · {self._title_of(status.thread_id)}",
-                        severity=severity)  # type: ignore[arg-type]
+                        severity=severity, markup=False)  # type: ignore[arg-type]
         self.refresh_view()
 
     @on(ThreadTree.NodeHighlighted)
@@ -217,8 +220,8 @@ class SupervisorApp(ActionsMixin, App[int]):
             event.input.tooltip = None
         except FilterError as exc:
             event.input.add_class("-invalid")
-            event.input.tooltip = str(exc)
-            self.notify(str(exc), title="filter", severity="warning")
+            event.input.tooltip = Text(str(exc))
+            self.notify(str(exc), title="filter", severity="warning", markup=False)
         self.refresh_view()
 
     @on(Input.Submitted, "#filter")
@@ -306,8 +309,8 @@ class SupervisorApp(ActionsMixin, App[int]):
         found, self._pending_notices = self._pending_notices, []
         if self.config.toast:
             for notice in grouped(found):
-                self.notify(notice.text, title=notice.event,
-                            severity=notice.severity)  # type: ignore[arg-type]
+                self.notify(notice.text, title=notice.event, severity=notice.severity,  # type: ignore[arg-type]
+                            markup=False)
         if found and self.config.bell:
             self.bell()
 
