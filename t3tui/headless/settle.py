@@ -25,7 +25,6 @@ from t3tui.headless.common import (
     supervised,
 )
 from t3tui.headless.render import console
-from t3tui.model import SupervisorView, ThreadRow
 from t3tui.protocol.commands import ThreadSettle
 
 
@@ -54,19 +53,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_server_arguments(parser)
 
 
-def unsettled_descendants(view: SupervisorView, row: ThreadRow) -> list[ThreadRow]:
-    found: list[ThreadRow] = []
-    stack = list(row.children)
-    while stack:
-        child = view.row(stack.pop())
-        if child is None:
-            continue
-        if not child.settled and child.location != "archive":
-            found.append(child)
-        stack.extend(child.children)
-    return found
-
-
 def run(args: argparse.Namespace) -> int:
     out = console()
 
@@ -79,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
                 out.print(Text("already settled · ").append(title))
                 return EXIT_OK
             if not args.force:
-                kids = {c.id: c for c in unsettled_descendants(view, row)}
+                kids = {c.id: c for c in view.unsettled_descendants(row.id)}
                 risks = await settle_risks(session, row.id, kids)
                 if risks:
                     out.print(Text("refused: ", style="bold red").append(title))

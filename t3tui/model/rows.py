@@ -102,6 +102,23 @@ class SupervisorView:
     def row(self, thread_id: str) -> ThreadRow | None:
         return self.by_id.get(thread_id)
 
+    def unsettled_descendants(self, thread_id: str) -> list[ThreadRow]:
+        """Every unsettled, unarchived descendant of a thread, depth first in tree order.
+
+        Settling a parent leaves these as they are; the settle guards (CLI and app) list them.
+        """
+        found: list[ThreadRow] = []
+        root = self.by_id.get(thread_id)
+        stack = list(reversed(root.children)) if root is not None else []
+        while stack:
+            child = self.by_id.get(stack.pop())
+            if child is None:
+                continue
+            if not child.settled and child.location != "archive":
+                found.append(child)
+            stack.extend(reversed(child.children))
+        return found
+
     def to_status_json(self) -> dict[str, Any]:
         """The `t3tui status --json` document (docs/STATUS_JSON.md)."""
         from t3tui.model.status_json import status_document

@@ -17,7 +17,7 @@ from rich.text import Text
 from t3tui.client.errors import describe
 from t3tui.client.state import Live, Stale, Syncing
 from t3tui.tui import flows
-from t3tui.tui.gates import NEEDS_ROW, interrupt_choices, unavailable, unsettled_descendants
+from t3tui.tui.gates import NEEDS_ROW, interrupt_choices, unavailable
 from t3tui.tui.helptext import help_text
 from t3tui.tui.keys import BY_ID
 from t3tui.tui.messages import ActionStatus, ActionUpdate, SettleChecked
@@ -136,7 +136,7 @@ class ActionsMixin(_Base):
         if row is None or view is None:
             return
         thread_id = row.id
-        unsettled = [r.id for r in unsettled_descendants(view, row)]
+        unsettled = [r.id for r in view.unsettled_descendants(row.id)]
 
         async def check(report: Report) -> None:
             report("pending", "checking which children share its provider session…")

@@ -1,7 +1,7 @@
 """Which actions apply to a thread right now, and what an interrupt or a settle would touch.
 
 Pure functions over model rows: the app's `check_action` reads `unavailable`, the
-confirmation screens read `interrupt_choices` and `unsettled_descendants`.
+confirmation screens read `interrupt_choices` (and `SupervisorView.unsettled_descendants`).
 """
 
 from __future__ import annotations
@@ -52,20 +52,6 @@ def unavailable(
     elif action == "answer" and row.pending_request is None:
         return "no pending approval or question"
     return None
-
-
-def unsettled_descendants(view: SupervisorView, row: ThreadRow) -> list[ThreadRow]:
-    """Every unsettled, unarchived descendant of `row`, depth first."""
-    found: list[ThreadRow] = []
-    stack = list(reversed(row.children))
-    while stack:
-        child = view.row(stack.pop())
-        if child is None:
-            continue
-        if not child.settled and child.location != "archive":
-            found.append(child)
-        stack.extend(reversed(child.children))
-    return found
 
 
 @dataclass(frozen=True)

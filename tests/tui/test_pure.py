@@ -12,7 +12,7 @@ from t3tui.model import Change, SupervisorView
 from t3tui.tui.detail import evidence_lines, reason_text, render_detail
 from t3tui.tui.filters import FilterError, RowFilter, parse_filter, visible_ids
 from t3tui.tui.frames import FrameSource, load_frames
-from t3tui.tui.gates import interrupt_choices, unavailable, unsettled_descendants
+from t3tui.tui.gates import interrupt_choices, unavailable
 from t3tui.tui.labels import STATE_LOOK, RowStyles, counts_text, duration, row_label
 from t3tui.tui.notify import grouped, notices
 from t3tui.tui.screenshots import NEEDS_INPUT_CHILD, NOW, ORCHESTRATOR, REVIEW, STUCK_CHILD
@@ -139,7 +139,7 @@ def test_interrupt_on_a_hung_wait_offers_the_child_first(view: SupervisorView) -
 
 
 def test_unsettled_descendants(view: SupervisorView) -> None:
-    titles = [r.title for r in unsettled_descendants(view, by_title(view, "Fan out"))]
+    titles = [r.title for r in view.unsettled_descendants(by_title(view, "Fan out").id)]
     assert titles == ["Migrate DB", "Tests", "Build", "Compile", "Lint", "Docs"]
 
 
