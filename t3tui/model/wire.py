@@ -3,19 +3,40 @@
 from __future__ import annotations
 
 import json
+import weakref
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+# Where `keep_wire` leaves the decoded-from object on an item: (weak ref to the item, object).
+_SOURCE = "_t3tui_wire_source"
 
 
 class ModelInputError(ValueError):
     """An item the model cannot apply; the model's state is left unchanged."""
 
 
+def keep_wire(item: T, wire: dict[str, Any]) -> T:
+    """Let the model read `item` as `wire`, the JSON object it was just decoded from.
+
+    Re-encoding a decoded item (`to_wire()`) costs as much as decoding it did, and the model
+    stores wire-shaped dicts: with this, the client decodes once for typed consumers and the
+    model takes the object that was on the wire. Only for an item decoded from exactly `wire`
+    and not changed since; a copy of the item (`model_copy`) is re-encoded as before.
+    """
+    object.__setattr__(item, _SOURCE, (weakref.ref(item), wire))
+    return item
+
+
 def as_wire(obj: Any, what: str) -> dict[str, Any]:
     """A protocol model (via its `to_wire()`) or a mapping, as a plain wire dict."""
     if isinstance(obj, Mapping):
         return dict(obj)
+    source = getattr(obj, "__dict__", {}).get(_SOURCE)
+    if source is not None and source[0]() is obj:
+        return dict(source[1])
     to_wire = getattr(obj, "to_wire", None)
     if callable(to_wire):
         wire = to_wire()

@@ -1,0 +1,80 @@
+"""Decode once: the feed's typed items carry the object they came from, and the model reads it.
+
+The typed item is what typed sinks (the TUI's transcripts) see; the model must reach exactly
+the state it reached when it re-encoded every item, without paying for the re-encoding.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from t3tui.client.feed import _decode
+from t3tui.model import Supervisor
+from t3tui.model.wire import as_wire
+from t3tui.protocol import decode_shell_item, decode_thread_item
+from t3tui.protocol.stream import ThreadUpdated
+from tests.model.timeline import FRAMES
+
+ROW = {
+    "id": "t1", "projectId": "p", "title": "first", "status": "idle",
+    # no milliseconds: a re-encoded item would say `00:00:00.000Z`
+    "createdAt": "2026-10-04T12:00:00Z", "updatedAt": "2026-10-04T12:00:00Z",
+}
+
+
+def shell_update(title: str, sequence: int = 5) -> dict[str, Any]:
+    return {"kind": "thread.updated", "sequence": sequence, "location": "active",
+            "thread": {**ROW, "title": title}}
+
+
+def test_the_model_reads_the_object_on_the_wire_not_a_re_encoding() -> None:
+    raw = shell_update("first")
+    item = _decode(decode_shell_item, raw, "shell")
+    assert isinstance(item, ThreadUpdated) and item.thread.title == "first"
+    assert as_wire(item, "shell item") == raw  # the wire's own timestamp spelling
+    assert item.to_wire()["thread"]["createdAt"] == "2026-10-04T12:00:00.000Z"
+
+
+def test_a_changed_copy_of_a_decoded_item_is_re_encoded() -> None:
+    item = _decode(decode_shell_item, shell_update("first"), "shell")
+    copy = item.model_copy(update={"sequence": 9})
+    assert as_wire(copy, "shell item")["sequence"] == 9
+    sup = Supervisor()
+    sup.apply_shell(copy)
+    assert sup.cursor_shell == 9
+
+
+def test_a_malformed_item_is_still_skipped() -> None:
+    assert _decode(decode_shell_item, {"kind": "thread.updated", "sequence": "7"}, "shell") is None
+
+
+def status_after(frames: list[dict[str, Any]], decode_once: bool, now: datetime) -> dict:
+    sup = Supervisor()
+    for frame in frames:
+        if "mark" in frame:
+            continue
+        if frame["stream"] == "shell":
+            raw, decoder = frame["item"], decode_shell_item
+        else:
+            raw, decoder = frame["item"], decode_thread_item
+        item = _decode(decoder, raw, "test") if decode_once else decoder(raw)
+        if frame["stream"] == "shell":
+            sup.apply_shell(item)
+        else:
+            sup.apply_thread(frame["threadId"], item)
+    return sup.view(now).to_status_json()
+
+
+@pytest.mark.parametrize(
+    "name", ["recorded_parallel_waits", "recorded_serial_waits", "recorded_settle_fault"]
+)
+def test_recorded_streams_give_the_same_status_either_way(name: str) -> None:
+    frames = json.loads((FRAMES / f"{name}.json").read_text())["recorded"]
+    end = max(datetime.fromisoformat(f["at"]) for f in frames if "mark" in f)
+    decoded_once = status_after(frames, True, end)
+    assert decoded_once["threads"]  # the fixture is not empty
+    assert decoded_once == status_after(frames, False, end)
