@@ -8,35 +8,23 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
 from t3tui.client.state import ConnectionState, Failed, Live, Reconnecting
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.tui.detail import render_detail
-from t3tui.tui.labels import STATE_LOOK, RowStyles, clock
+from t3tui.tui.labels import clock
 from t3tui.tui.messages import ActionStatus
 from t3tui.tui.timeline import Bar, bars, render_timeline, timeline_parent
 from t3tui.tui.transcripts import TranscriptStore
-from t3tui.tui.widgets.thread_tree import STATE_CLASSES
+from t3tui.tui.widgets.row_styles import ROW_COMPONENTS, RowStyled
 
 
-class StyledStatic(Static):
+class StyledStatic(RowStyled, Static):
     """A `Static` that resolves state and row styles from its component classes."""
 
-    COMPONENT_CLASSES = {*STATE_CLASSES, "row--title", "row--dim", "row--finding"}
-
-    def row_styles(self) -> RowStyles:
-        def style(name: str) -> Style:
-            return self.get_component_rich_style(name, partial=True)
-
-        return RowStyles(
-            states={state: style(f"state--{state}") for state in STATE_LOOK},
-            title=style("row--title"),
-            dim=style("row--dim"),
-            finding=style("row--finding"),
-        )
+    COMPONENT_CLASSES = set(ROW_COMPONENTS)
 
 
 class DetailPane(StyledStatic):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
 from textual.message import Message
@@ -17,15 +16,14 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.tui.labels import STATE_LOOK, RowStyles, age, row_label
+from t3tui.tui.labels import RowStyles, age, row_label
+from t3tui.tui.widgets.row_styles import ROW_COMPONENTS, RowStyled
 
-STATE_CLASSES = tuple(f"state--{state}" for state in STATE_LOOK)
 
-
-class ThreadTree(Tree[str]):
+class ThreadTree(RowStyled, Tree[str]):
     """A `Tree` whose node data is the thread id."""
 
-    COMPONENT_CLASSES = {*STATE_CLASSES, "row--title", "row--dim", "row--finding"}
+    COMPONENT_CLASSES = set(ROW_COMPONENTS)
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
         Binding("k", "cursor_up", "Up", show=False, id="tree.up"),
@@ -50,19 +48,6 @@ class ThreadTree(Tree[str]):
         self._drawn: dict[str, tuple[ThreadRow, str]] = {}
         self._drawn_with: tuple[RowStyles, bool, bool] | None = None
         self._collapsed: set[str] = set()
-
-    # -- styles --
-
-    def row_styles(self) -> RowStyles:
-        def style(name: str) -> Style:
-            return self.get_component_rich_style(name, partial=True)
-
-        return RowStyles(
-            states={state: style(f"state--{state}") for state in STATE_LOOK},
-            title=style("row--title"),
-            dim=style("row--dim"),
-            finding=style("row--finding"),
-        )
 
     # -- selection --
 
