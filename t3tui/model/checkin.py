@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from t3tui.model.config import DetectorConfig
+from t3tui.model.projection import TERMINAL_RUN
 from t3tui.model.rows import CREATING, ThreadRow
 from t3tui.model.wire import ts
 
@@ -102,9 +103,14 @@ def checkin_verdict(
     messages: Iterable[dict[str, Any]] = (),
     latest_visible: dict[str, Any] | None = None,
     rejected: str | None = None,
+    runs: Iterable[dict[str, Any]] = (),
 ) -> CheckInVerdict:
     """Verdict from what the streams show. Times are compared server-to-server when our own
-    user message is visible (no clock skew); otherwise against the caller's `sent_at`."""
+    user message is visible (no clock skew); otherwise against the caller's `sent_at`.
+
+    `runs`: the thread's runs. When the run our message started (or was steered into) ends
+    without the answer, nothing will answer any more: `unanswered` at once, not at the deadline.
+    """
     if rejected is not None:
         return CheckInVerdict("busy", checkin.thread_id, f"refused by the server: {rejected}")
     msgs = list(messages)
@@ -124,8 +130,26 @@ def checkin_verdict(
         at = min(answers)
         latency = round((at - start).total_seconds(), 3)
         return CheckInVerdict("answered", checkin.thread_id, f"answered in {latency:g}s", latency, at)
+    run = _run_of(checkin, ours, runs)
+    if run is not None and run.get("status") in TERMINAL_RUN:
+        ended = "completed" if run.get("status") == "completed" else f"ended {run.get('status')}"
+        return CheckInVerdict("unanswered", checkin.thread_id,
+                              f"run {ended} before answering {checkin.expect!r}")
     if now >= checkin.deadline:
         waited = round((checkin.deadline - checkin.sent_at).total_seconds(), 3)
         return CheckInVerdict("unanswered", checkin.thread_id, f"no {checkin.expect!r} within {waited:g}s")
     left = round((checkin.deadline - now).total_seconds(), 3)
     return CheckInVerdict("pending", checkin.thread_id, f"waiting for {checkin.expect!r} ({left:g}s left)")
+
+
+def _run_of(checkin: CheckIn, ours: dict[str, Any] | None,
+            runs: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
+    """The run that carries the check-in: the one our message started, else the one it was
+    posted into (a steer into the active run); None while the stream shows neither."""
+    by_id: dict[Any, dict[str, Any]] = {}
+    for run in runs:
+        if run.get("userMessageId") == checkin.message_id:
+            return run
+        by_id[run.get("id")] = run
+    run_id = ours.get("runId") if ours else None
+    return by_id.get(run_id) if run_id is not None else None

@@ -242,9 +242,10 @@ class Supervisor:
             return None
         rec = self._ix.records.get(thread_id)
         messages = rec.proj.messages.values() if rec and rec.proj else ()
+        runs = rec.proj.runs.values() if rec and rec.proj else ()
         latest_visible = obj((rec.shell or {}).get("latestVisibleMessage")) if rec else {}
         return checkin_verdict(checkin, now=now, messages=messages, latest_visible=latest_visible,
-                               rejected=self._rejected.get(thread_id))
+                               rejected=self._rejected.get(thread_id), runs=runs)
 
     # -- views --
 

@@ -102,3 +102,57 @@ def test_provider_native_child_is_refused():
     verdict = plan_checkin(native, command_id="c", message_id="m", now=at(130))
     assert isinstance(verdict, CheckInVerdict) and verdict.verdict == "busy"
     assert sup.checkin_verdict(CHILD, at(131)) is None
+
+
+def _run_event(seq, thread, run_body, t):
+    from tests.model.factory import iso
+
+    return {"kind": "event", "sequence": seq, "event": {
+        "id": f"e{seq}", "threadId": thread, "runId": run_body["id"], "occurredAt": iso(t),
+        "type": "run.updated", "payload": run_body}}
+
+
+def test_the_checkin_run_ending_unanswered_is_a_verdict_at_once():
+    from tests.model import factory as f
+
+    sup = supervisor("seed004_detached", until="after-settle")
+    plan = plan_for(sup, CHILD, 130)  # default timeout: deadline at 250
+    sup = supervisor("seed004_detached")
+    sup.record_checkin(plan.checkin)
+    assert sup.checkin_verdict(CHILD, at(140)).verdict == "pending"
+    # our message went into run-c2; the user interrupts it at 150
+    ended = f.run("run-c2", CHILD, 2, "interrupted", 130, started=130.5, completed=150,
+                  pthread="pt-c")
+    sup.apply_thread(CHILD, _run_event(20_000, CHILD, ended, 150))
+    verdict = sup.checkin_verdict(CHILD, at(151))
+    assert verdict.verdict == "unanswered"
+    assert verdict.reason == "run ended interrupted before answering 'PONG'"
+    # concluded, but the thread is not running: no stuck finding from the check-in
+    assert all(x.rule != "checkin-unanswered" for x in view_at(sup, 151).findings)
+
+
+def test_a_queued_checkin_run_that_completes_without_the_answer():
+    from tests.model import factory as f
+
+    sup = supervisor("slow_progress")
+    plan = plan_for(sup, SLOW, 600)
+    assert isinstance(plan, CheckInPlan) and plan.dispatch_mode == "queue_after_active"
+    sup.record_checkin(plan.checkin)
+    queued = {**f.run("run-q", SLOW, 9, "queued", 600), "userMessageId": "m-checkin"}
+    sup.apply_thread(SLOW, _run_event(30_000, SLOW, queued, 600))
+    assert sup.checkin_verdict(SLOW, at(601)).verdict == "pending"
+    done = {**queued, "status": "completed", "startedAt": f.iso(610), "completedAt": f.iso(620)}
+    sup.apply_thread(SLOW, _run_event(30_001, SLOW, done, 620))
+    verdict = sup.checkin_verdict(SLOW, at(621))
+    assert verdict.verdict == "unanswered" and verdict.reason == \
+        "run completed before answering 'PONG'"
+
+
+def test_an_answer_wins_over_the_run_ending():
+    sup = supervisor("seed004_healthy", until="after-settle")
+    plan = plan_for(sup, CHILD, 130, timeout_s=10)
+    sup = supervisor("seed004_healthy")  # the check-in's run answers PONG, then completes
+    sup.record_checkin(plan.checkin)
+    assert sup.row(CHILD, at(133)).run_status == "completed"
+    verdict = sup.checkin_verdict(CHILD, at(133))
+    assert verdict.verdict == "answered" and verdict.latency_s == 2.0

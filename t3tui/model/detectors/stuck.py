@@ -82,6 +82,8 @@ def checkin_unanswered(ctx: ThreadContext, config: DetectorConfig, now: datetime
     f, checkin, verdict = ctx.own, ctx.checkin, ctx.checkin_verdict
     if checkin is None or verdict is None or verdict.verdict != "unanswered":
         return []
+    if now < checkin.deadline:
+        return []  # concluded early because its run ended: that thread is not running, so not stuck
     if f.agent_progress_at is not None and f.agent_progress_at > checkin.sent_at:
         return []
     evidence: list[str] = []
