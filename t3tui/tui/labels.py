@@ -3,7 +3,8 @@
 Pure functions over model rows that return `rich.text.Text`. Titles, reasons and messages come
 from agents, so they are always appended as plain text, never parsed as markup. Styles are
 named `state-*` component classes resolved by the tree (see `styles.tcss`), so colours come
-from the theme, and every state also has its own glyph and word for terminals without colour.
+from the theme. Glyphs, state words, ages and counts come from `t3tui.model.labels`, shared
+with the headless CLI.
 """
 
 from __future__ import annotations
@@ -15,64 +16,23 @@ from rich.style import Style
 from rich.text import Text
 
 from t3tui.model import ThreadRow
-
-# state -> (glyph, word); each glyph is unique so states read without colour.
-STATE_LOOK: dict[str, tuple[str, str]] = {
-    "needs-input": ("◆", "needs input"),
-    "stuck": ("✖", "stuck?"),
-    "creating": ("◌", "creating"),
-    "queued": ("◇", "queued"),
-    "running": ("▶", "running"),
-    "draining": ("◑", "draining"),
-    "waiting": ("◎", "waiting"),
-    "done": ("✔", "done"),
-    "settled": ("■", "settled"),
-    "idle": ("○", "idle"),
-}
-# Order of the header counts: what needs a human first.
-COUNT_ORDER = (
-    "needs-input", "stuck", "running", "waiting", "queued", "creating", "draining", "done",
+from t3tui.model.labels import (  # re-exported: the app's modules import them from here
+    COUNT_ORDER,
+    FINDING_WORDS,
+    NATIVE_GLYPH,
+    QUIET_STATES,
+    STATE_LOOK,
+    age,
+    clock,
+    counts_text,
+    duration,
+    finding_marker,
+    glyph,
+    provider_text,
+    word,
 )
+
 PROBLEM_OVERLAYS = frozenset({"stuck?", "serialized", "phantom", "orphaned-delivery"})
-FINDING_WORDS = {
-    "stuck": "stuck",
-    "serialized_wait": "serialized",
-    "phantom_child": "phantom",
-    "undelivered_result": "undelivered",
-    "orphaned_delivery": "orphaned",
-}
-NATIVE_GLYPH = "⬡"
-
-
-def glyph(state: str) -> str:
-    return STATE_LOOK.get(state, ("·", state))[0]
-
-
-def word(state: str) -> str:
-    return STATE_LOOK.get(state, ("·", state))[1]
-
-
-def duration(seconds: float) -> str:
-    """`7s`, `2m05s`, `1h04m`, `2d04h`: short, and it changes every second under an hour."""
-    s = max(0, int(seconds))
-    if s < 60:
-        return f"{s}s"
-    if s < 3600:
-        return f"{s // 60}m{s % 60:02d}s"
-    if s < 48 * 3600:
-        return f"{s // 3600}h{s % 3600 // 60:02d}m"
-    return f"{s // 86400}d{s % 86400 // 3600:02d}h"
-
-
-def age(since: datetime | None, now: datetime) -> str:
-    return "" if since is None else duration((now - since).total_seconds())
-
-
-def clock(at: datetime | None, *, seconds: bool = True) -> str:
-    """`12:03:04` in UTC (the seed reports' convention); `—` when unknown."""
-    if at is None:
-        return "—"
-    return at.astimezone(UTC).strftime("%H:%M:%S" if seconds else "%H:%M")
 
 
 def stamp(at: datetime | None) -> str:
@@ -80,21 +40,6 @@ def stamp(at: datetime | None) -> str:
     if at is None:
         return "—"
     return at.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-
-
-def provider_text(row: ThreadRow) -> str:
-    parts = [p for p in (row.provider, row.model) if p]
-    return "/".join(parts)
-
-
-def finding_marker(row: ThreadRow) -> str:
-    """`⚑ stuck, serialized` when the row has findings, else empty."""
-    kinds = []
-    for finding in row.findings:
-        text = FINDING_WORDS.get(finding.kind, finding.kind)
-        if text not in kinds:
-            kinds.append(text)
-    return f"⚑ {', '.join(kinds)}" if kinds else ""
 
 
 @dataclass(frozen=True)
@@ -142,21 +87,11 @@ def child_summary(row: ThreadRow) -> str:
     n = len(row.children)
     parts = [
         f"{count}{glyph(state)}"
-        for state in (*COUNT_ORDER, "settled", "idle")
+        for state in (*COUNT_ORDER, *QUIET_STATES)
         if (count := row.child_counts.get(state, 0))
     ]
     head = f"{n} {'child' if n == 1 else 'children'}"
     return f"{head}: {' '.join(parts)}" if parts else head
-
-
-def counts_text(counts: dict[str, int], *, compact: bool = False) -> str:
-    """`3 running · 1 waiting · 1 stuck`, attention first; `nothing active` when all quiet.
-    `compact` (narrow terminals): `3▶ 1◎ 1✖`, glyphs that read without colour."""
-    if compact:
-        parts = [f"{counts[s]}{glyph(s)}" for s in COUNT_ORDER if counts.get(s)]
-        return " ".join(parts) if parts else "nothing active"
-    parts = [f"{counts[s]} {word(s)}" for s in COUNT_ORDER if counts.get(s)]
-    return " · ".join(parts) if parts else "nothing active"
 
 
 def is_problem(row: ThreadRow) -> bool:
@@ -164,3 +99,10 @@ def is_problem(row: ThreadRow) -> bool:
     if row.state in ("stuck", "needs-input"):
         return True
     return bool(PROBLEM_OVERLAYS.intersection(row.overlays))
+
+
+__all__ = [
+    "COUNT_ORDER", "FINDING_WORDS", "NATIVE_GLYPH", "PROBLEM_OVERLAYS", "STATE_LOOK", "RowStyles",
+    "age", "child_summary", "clock", "counts_text", "duration", "finding_marker", "glyph",
+    "is_problem", "provider_text", "row_label", "stamp", "word",
+]
