@@ -1,4 +1,5 @@
-"""What every headless subcommand shares: server flags, connect-and-sync, errors, exit codes."""
+"""What every headless subcommand shares: server flags, connect-and-sync, finding the thread a
+command names, sending a command, errors, exit codes."""
 
 from __future__ import annotations
 
@@ -7,13 +8,20 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
 
 from t3tui.client.errors import ClientError, describe
+from t3tui.client.outcome import Accepted, Rejected
 from t3tui.client.secret import TargetError, resolve_target
 from t3tui.client.session import Session
 from t3tui.client.state import Failed
 from t3tui.model import DetectorConfig, Supervisor, SupervisorView, ThreadRow
+from t3tui.model.labels import matches_short
 
 EXIT_OK = 0
 EXIT_FLAGGED = 1
@@ -40,6 +48,24 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
         default=15.0,
         metavar="S",
         help="give up when not connected and synchronized within S seconds (default: 15)",
+    )
+
+
+def add_thread_command(
+    subparsers: argparse._SubParsersAction, name: str, *, help: str, description: str
+) -> argparse.ArgumentParser:
+    """A subcommand that acts on one THREAD (as `status` prints it: id, prefix, title)."""
+    parser = subparsers.add_parser(name, help=help, description=description)
+    parser.add_argument(
+        "thread", metavar="THREAD",
+        help="thread id, unique id prefix, short id as `status` prints it, or exact title",
+    )
+    return parser
+
+
+def add_timeout(parser: argparse.ArgumentParser, help: str, default: float | None) -> None:
+    parser.add_argument(
+        "--timeout", type=positive_seconds, default=default, metavar="S", help=help
     )
 
 
@@ -82,6 +108,74 @@ async def supervised(
         await asyncio.gather(runner, return_exceptions=True)
 
 
+@dataclass(frozen=True)
+class OnThread:
+    """A synchronized connection and the thread the command named."""
+
+    session: Session
+    supervisor: Supervisor
+    view: SupervisorView
+    row: ThreadRow
+
+
+@contextlib.asynccontextmanager
+async def on_thread(args: argparse.Namespace) -> AsyncIterator[OnThread]:
+    """`supervised`, then the thread `args.thread` names (CommandError when none or several)."""
+    async with supervised(args) as (session, supervisor):
+        view = supervisor.view(now())
+        yield OnThread(session, supervisor, view, find_thread(view, args.thread))
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What became of a command: `refused` (the refusal is printed), or the thread's row once
+    the stream showed the effect (None when it did not within the timeout)."""
+
+    refused: bool
+    row: ThreadRow | None = None
+
+
+async def send_and_confirm(
+    on: OnThread, command: Any, thread_id: str, effect: Callable[[ThreadRow], bool],
+    timeout: float, out: Console,
+) -> Sent:
+    """Send a command, then wait for the stream to show `effect` on the thread's row. A
+    refusal is printed verbatim; an unknown outcome stops the command (CommandError), since it
+    may or may not have been applied."""
+    outcome = await on.session.dispatch_until_known(command, timeout)
+    if isinstance(outcome, Rejected):
+        line = Text("server refused: ", style="bold red").append(outcome.message)
+        if outcome.detail:
+            line.append(f"\n{outcome.detail}")
+        out.print(line)
+        return Sent(refused=True)
+    if not isinstance(outcome, Accepted):
+        raise CommandError(f"{command.type} outcome unknown: {outcome.reason}")
+
+    def shown() -> ThreadRow | None:
+        row = on.supervisor.row(thread_id, now())
+        return row if row is not None and effect(row) else None
+
+    return Sent(refused=False, row=await on.session.wait_until(shown, timeout))
+
+
+def run_on_thread(
+    args: argparse.Namespace,
+    body: Callable[[OnThread, Console, argparse.Namespace], Awaitable[int]],
+) -> int:
+    """Run a THREAD subcommand: connect, find the thread; `body(on, out, args)` gives the
+    exit code."""
+    from t3tui.headless.render import console
+
+    out = console()
+
+    async def main() -> int:
+        async with on_thread(args) as on:
+            return await body(on, out, args)
+
+    return run_async(main)
+
+
 def run_async(main: Callable[[], Awaitable[int]]) -> int:
     """Run a subcommand; every failure becomes one line on stderr and exit code 2."""
     try:
@@ -92,13 +186,16 @@ def run_async(main: Callable[[], Awaitable[int]]) -> int:
 
 
 def find_thread(view: SupervisorView, text: str) -> ThreadRow:
-    """A thread by exact id, then by unique id prefix, then by unique exact title."""
+    """A thread by exact id, then unique id prefix, unique exact title, unique short id (what
+    `status` prints: a child's clientRequestId, or an id cut in the middle)."""
     row = view.row(text)
     if row is not None:
         return row
+    wanted = text.strip().casefold()
     for matches in (
         [r for r in view.rows if r.id.startswith(text)],
-        [r for r in view.rows if r.title.strip().casefold() == text.strip().casefold()],
+        [r for r in view.rows if r.title.strip().casefold() == wanted],
+        [r for r in view.rows if matches_short(r.id, text.strip())],
     ):
         if len(matches) == 1:
             return matches[0]
@@ -106,3 +203,4 @@ def find_thread(view: SupervisorView, text: str) -> ThreadRow:
             ids = ", ".join(r.id for r in matches[:5])
             raise CommandError(f"{text!r} matches {len(matches)} threads ({ids}); give an id")
     raise CommandError(f"no thread {text!r} on this server")
+

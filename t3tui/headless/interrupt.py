@@ -9,21 +9,13 @@ from __future__ import annotations
 
 import argparse
 
+from rich.console import Console
 from rich.text import Text
 
-from t3tui.client.outcome import Accepted, Rejected, new_command_id
-from t3tui.headless.common import (
-    EXIT_FLAGGED,
-    EXIT_OK,
-    CommandError,
-    add_server_arguments,
-    find_thread,
-    now,
-    positive_seconds,
-    run_async,
-    supervised,
-)
-from t3tui.headless.render import console
+from t3tui.client.outcome import new_command_id
+from t3tui.headless import common
+from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread
+from t3tui.headless.render import title_of
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.protocol.commands import RunInterrupt
 
@@ -31,8 +23,8 @@ REASON = "t3tui: user interrupt"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
-        "interrupt",
+    parser = common.add_thread_command(
+        subparsers, "interrupt",
         help="interrupt a thread's active run and confirm it stopped",
         description=(
             "Interrupt the active run of THREAD (or of the child its wait is blocked on, or of "
@@ -40,20 +32,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "1: refused or not confirmed in time; 2: error."
         ),
     )
-    parser.add_argument("thread", metavar="THREAD", help="thread id, unique id prefix or title")
     which = parser.add_mutually_exclusive_group()
     which.add_argument(
         "--child", action="store_true", help="the child that THREAD's hung wait is blocked on"
     )
     which.add_argument("--parent", action="store_true", help="THREAD's parent")
-    parser.add_argument(
-        "--timeout",
-        type=positive_seconds,
-        default=15.0,
-        metavar="S",
-        help="wait S seconds for the run to end (default: 15)",
-    )
-    add_server_arguments(parser)
+    common.add_timeout(parser, "wait S seconds for the run to end (default: 15)", 15.0)
+    common.add_server_arguments(parser)
 
 
 def blocking_child(view: SupervisorView, row: ThreadRow) -> ThreadRow:
@@ -84,49 +69,35 @@ def pick_target(view: SupervisorView, row: ThreadRow, args: argparse.Namespace) 
 
 
 def run(args: argparse.Namespace) -> int:
-    out = console()
+    return common.run_on_thread(args, interrupt)
 
-    async def main() -> int:
-        async with supervised(args) as (session, supervisor):
-            view = supervisor.view(now())
-            target = pick_target(view, find_thread(view, args.thread), args)
-            title = target.title or target.id
-            run_id = target.active_run_id
-            if run_id is None:
-                out.print(Text("nothing to interrupt: no active run · ").append(title))
-                return EXIT_FLAGGED
-            command = RunInterrupt(
-                command_id=new_command_id(), thread_id=target.id, run_id=run_id, reason=REASON
-            )
-            outcome = await session.dispatch_until_known(command, args.timeout)
-            if isinstance(outcome, Rejected):
-                line = Text("server refused: ", style="bold red").append(outcome.message)
-                if outcome.detail:
-                    line.append(f"\n{outcome.detail}")
-                out.print(line)
-                return EXIT_FLAGGED
-            if not isinstance(outcome, Accepted):
-                raise CommandError(f"interrupt outcome unknown: {outcome.reason}")
 
-            def ended() -> ThreadRow | None:
-                current = supervisor.row(target.id, now())
-                return current if current is not None and current.active_run_id != run_id else None
-
-            stopped = await session.wait_until(ended, args.timeout)
-            if stopped is not None:
-                status = stopped.run_status if stopped.active_run_id is None else "ended"
-                line = Text(f"run {run_id} {status} · ", style="bold green").append(title)
-                out.print(line)
-                return EXIT_OK
-            out.print(
-                Text(f"interrupt requested, but run {run_id} was still active after ", style="yellow")
-                .append(f"{args.timeout:g}s · ")
-                .append(title)
-            )
-            out.print(
-                "The provider may have nothing left to interrupt (a lost turn). "
-                "Check `t3tui status`; settling or a new message may be needed."
-            )
-            return EXIT_FLAGGED
-
-    return run_async(main)
+async def interrupt(on: OnThread, out: Console, args: argparse.Namespace) -> int:
+    target = pick_target(on.view, on.row, args)
+    title = title_of(target, target.id)
+    run_id = target.active_run_id
+    if run_id is None:
+        out.print(Text("nothing to interrupt: no active run · ").append(title))
+        return EXIT_FLAGGED
+    command = RunInterrupt(
+        command_id=new_command_id(), thread_id=target.id, run_id=run_id, reason=REASON
+    )
+    sent = await common.send_and_confirm(
+        on, command, target.id, lambda r: r.active_run_id != run_id, args.timeout, out
+    )
+    if sent.refused:
+        return EXIT_FLAGGED
+    if (stopped := sent.row) is not None:
+        status = stopped.run_status if stopped.active_run_id is None else "ended"
+        out.print(Text(f"run {run_id} {status} · ", style="bold green").append(title))
+        return EXIT_OK
+    out.print(
+        Text(f"interrupt requested, but run {run_id} was still active after ", style="yellow")
+        .append(f"{args.timeout:g}s · ")
+        .append(title)
+    )
+    out.print(
+        "The provider may have nothing left to interrupt (a lost turn). "
+        "Check `t3tui status`; settling or a new message may be needed."
+    )
+    return EXIT_FLAGGED

@@ -1,17 +1,34 @@
-"""Human output for the headless commands: rich `Text` built piece by piece.
+"""Human output for the headless commands: the status table, findings, one-line events.
 
-Titles, reasons and messages come from agents, so they are appended as plain text and never
-parsed as markup (`[bold]` in a title stays `[bold]`).
+Titles, reasons and messages come from agents, so they go into `Text` as plain text, one line
+each (`one_line`): `[bold]` in a title stays `[bold]`, and a newline or escape sequence cannot
+break a row. Glyphs, state words, ages and short ids come from `t3tui.model.labels`, as in the
+app, so a thread reads the same in both.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 from rich.console import Console
 from rich.text import Text
 
 from t3tui.model import Finding, SupervisorView, ThreadRow
+from t3tui.model.labels import (
+    COUNT_ORDER,
+    FINDING_WORDS,
+    QUIET_STATES,
+    age,
+    evidence_summary,
+    glyph,
+    one_line,
+    provider_text,
+    reason_detail,
+    short_id,
+    word,
+)
 
 STATE_STYLES = {
     "needs-input": "bold magenta",
@@ -25,6 +42,11 @@ STATE_STYLES = {
     "settled": "bright_black",
     "idle": "bright_black",
 }
+FINDING_STYLE = "bold red"
+# Overlays that repeat a finding, which the detail shows as `⚑ <kind>` instead.
+FINDING_OVERLAYS = frozenset({"stuck?", "serialized", "phantom", "orphaned-delivery"})
+GAP = 2
+INDENT = "  "
 
 
 def console(stderr: bool = False) -> Console:
@@ -32,64 +54,179 @@ def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, emoji=False, soft_wrap=True)
 
 
-def age(since: datetime | None, now: datetime) -> str:
-    """`40s`, `12m`, `3h05m`, `2d4h`; empty when unknown."""
-    if since is None:
-        return ""
-    seconds = max(0, int((now - since).total_seconds()))
-    if seconds < 60:
-        return f"{seconds}s"
-    minutes = seconds // 60
-    if minutes < 60:
-        return f"{minutes}m"
-    hours = minutes // 60
-    if hours < 48:
-        return f"{hours}h{minutes % 60:02d}m"
-    return f"{hours // 24}d{hours % 24}h"
+def width_of(out: Console) -> int | None:
+    """The width to fit: the terminal's (or COLUMNS); None when piped, so nothing is cut."""
+    return out.width if out.is_terminal or "COLUMNS" in os.environ else None
 
 
 def state_label(state: str) -> Text:
-    return Text(state, style=STATE_STYLES.get(state, ""))
+    """`▶ running`, in the state's colour."""
+    return Text(f"{glyph(state)} {word(state)}", style=STATE_STYLES.get(state, ""))
 
 
-def row_line(row: ThreadRow, now: datetime) -> Text:
-    line = Text("  " * row.depth)
-    line.append_text(state_label(row.state))
-    line.append(" ")
-    line.append(row.title or row.id, style="bold")
-    if row.state_reason:
-        line.append(" · ")
-        line.append(row.state_reason)
-    since = age(row.state_since, now)
-    if since:
-        line.append(f" ({since})", style="dim")
-    overlays = [o for o in row.overlays if o != row.state]
-    if overlays:
-        line.append(" [" + ", ".join(overlays) + "]", style="dim")
-    line.append(f"  {row.id}", style="dim")
-    return line
+def title_of(row: ThreadRow | None, fallback: str) -> str:
+    return one_line(row.title) if row is not None and row.title else short_id(fallback)
 
 
-def finding_line(finding: Finding, view: SupervisorView) -> Text:
-    row = view.row(finding.thread_id)
-    line = Text("! ", style="bold red")
-    line.append(finding.kind, style="bold")
-    line.append(" ")
-    line.append(row.title if row is not None and row.title else finding.thread_id)
-    line.append(": ")
-    line.append(finding.reason)
-    line.append(f"  [{finding.rule}]", style="dim")
-    return line
+def tree_guides(rows: Sequence[ThreadRow]) -> list[str]:
+    """`├─ `, `│  └─ `, ... before each row of a view in tree order (depth first)."""
+    last = [False] * len(rows)
+    later_sibling: list[bool] = []  # by depth, scanning backwards
+    for i in range(len(rows) - 1, -1, -1):
+        depth = rows[i].depth
+        del later_sibling[depth + 1:]
+        later_sibling.extend([False] * (depth + 1 - len(later_sibling)))
+        last[i] = not later_sibling[depth]
+        later_sibling[depth] = True
+    guides, open_levels = [], []  # open_levels[d]: the ancestor at depth d has a later sibling
+    for row, is_last in zip(rows, last, strict=True):
+        del open_levels[row.depth:]
+        prefix = "".join("│  " if more else "   " for more in open_levels[1:])
+        guides.append(prefix + ("└─ " if is_last else "├─ ") if row.depth else "")
+        open_levels.append(not is_last)
+    return guides
 
 
-def tree(view: SupervisorView) -> list[Text]:
-    """The whole status report: one line per thread, then the findings."""
-    lines = [row_line(row, view.now) for row in view.rows]
+def detail_text(row: ThreadRow) -> Text:
+    """What the state word does not say: the reason's detail, overlays, then findings."""
+    parts = [one_line(reason_detail(row.state, row.state_reason))]
+    parts += [o for o in row.overlays if o != row.state and o not in FINDING_OVERLAYS]
+    text = Text().append(" · ".join(p for p in parts if p), style="dim")
+    words = sorted({FINDING_WORDS.get(f.kind, f.kind) for f in row.findings})
+    if words:
+        text.append((" · " if text else "") + "⚑ " + ", ".join(words), style=FINDING_STYLE)
+    return text
+
+
+def summary(view: SupervisorView) -> Text:
+    """`1 needs input · 2 running · 3 idle · ⚑ 1 finding` (every state with threads)."""
+    text = Text()
+    for state in (*COUNT_ORDER, *QUIET_STATES):
+        if view.counts.get(state):
+            text.append(" · " if text else "")
+            text.append(f"{view.counts[state]} {word(state)}", style=STATE_STYLES.get(state))
     if not view.rows:
-        lines.append(Text("no threads", style="dim"))
+        text.append("no threads", style="dim")
     if view.findings:
-        lines.append(Text(""))
-        lines.extend(finding_line(f, view) for f in view.findings)
-    else:
-        lines.append(Text("nothing flagged", style="dim"))
-    return lines
+        n = len(view.findings)
+        text.append(" · ").append(f"⚑ {n} finding{'s' if n > 1 else ''}", style=FINDING_STYLE)
+    if not view.synchronized:
+        text.append(" · not synchronized", style="yellow")
+    return text
+
+
+@dataclass
+class Column:
+    header: str
+    cells: list[Text]
+    shrink_to: int | None = None  # None: never cut
+    right: bool = False
+
+    @property
+    def natural(self) -> int:
+        return max([len(self.header), *(c.cell_len for c in self.cells)])
+
+
+def fit(columns: list[Column], width: int | None, droppable: Sequence[str]) -> list[int]:
+    """Column widths within `width`. In turn: leave out the first droppable column; cut the
+    shrinkable ones (widest first) down to their minimum; leave out the next droppable ones,
+    one at a time. A state, an age or an id is never cut; width 0 leaves a column out."""
+    if width is None:
+        return [c.natural for c in columns]
+    stages = [(0, False), (1, False), *((n, True) for n in range(1, len(droppable) + 1))]
+    for gone, shrink in stages:
+        widths = [0 if c.header in droppable[:gone] else c.natural for c in columns]
+        while shrink and (over := _excess(widths, width)) > 0:
+            room = [(w - c.shrink_to, i) for i, (c, w) in enumerate(zip(columns, widths, strict=True))
+                    if w and c.shrink_to is not None and w > c.shrink_to]
+            if not room:
+                break
+            spare, i = max(room)
+            widths[i] -= min(over, spare, max(1, over // len(room)))
+        if _excess(widths, width) <= 0:
+            break
+    return widths
+
+
+def _excess(widths: list[int], width: int) -> int:
+    shown = [w for w in widths if w]
+    return sum(shown) + GAP * (len(shown) - 1) - width
+
+
+def table_lines(columns: list[Column], widths: list[int]) -> Iterator[Text]:
+    shown = [(c, w) for c, w in zip(columns, widths, strict=True) if w]
+    rows = [[Text(c.header, style="dim") for c, _ in shown]]
+    rows += [[c.cells[r] for c, _ in shown] for r in range(len(columns[0].cells))]
+    for cells in rows:
+        line = Text()
+        for n, (cell, (column, w)) in enumerate(zip(cells, shown, strict=True)):
+            cell = cell.copy()
+            cell.truncate(w, overflow="ellipsis")
+            pad = " " * (w - cell.cell_len)
+            if column.right:
+                line.append(pad)
+            line.append_text(cell)
+            if n < len(shown) - 1:
+                line.append(("" if column.right else pad) + " " * GAP)
+        yield line
+
+
+def thread_table(view: SupervisorView, width: int | None) -> Iterator[Text]:
+    """One line per thread: state, time in state, tree and title, detail, provider, id."""
+    rows = view.rows
+    titles = [Text().append(guide, style="dim").append(title_of(row, row.id), style="bold")
+              for row, guide in zip(rows, tree_guides(rows), strict=True)]
+    columns = [
+        Column("STATE", [state_label(r.state) for r in rows]),
+        Column("FOR", [Text(age(r.state_since, view.now)) for r in rows], right=True),
+        Column("THREAD", titles, shrink_to=16),
+        Column("DETAIL", [detail_text(r) for r in rows], shrink_to=12),
+        Column("PROVIDER", [Text(provider_text(r), style="dim") for r in rows], shrink_to=12),
+        Column("ID", [Text(short_id(r.id), style="dim") for r in rows]),
+    ]
+    columns = [c for c in columns if c.header in ("STATE", "THREAD") or any(c.cells)]
+    yield from table_lines(columns, fit(columns, width, ("PROVIDER", "FOR", "DETAIL")))
+
+
+def wrapped(out: Console, text: Text, width: int | None, indent: str = INDENT) -> Iterator[Text]:
+    """`text` in lines of `width`, each after `indent` (one line when there is no width)."""
+    if width is None:
+        yield Text(indent) + text
+        return
+    for line in text.wrap(out, max(20, width - len(indent))):
+        line.rstrip()
+        yield Text(indent) + line
+
+
+def finding_lines(out: Console, finding: Finding, view: SupervisorView) -> Iterator[Text]:
+    """`⚑ serialized  Title  id  rule  3s`, then the reason and the evidence, indented."""
+    width = width_of(out)
+    row = view.row(finding.thread_id)
+    head = Text().append("⚑ " + FINDING_WORDS.get(finding.kind, finding.kind), style=FINDING_STYLE)
+    head.append("  ").append(title_of(row, finding.thread_id), style="bold")
+    head.append(f"  {short_id(finding.thread_id)}  {finding.rule}", style="dim")
+    since = age(finding.since, view.now)
+    if since:
+        head.append(f"  for {since}", style="dim")
+    yield head
+    yield from wrapped(out, Text(one_line(finding.reason)), width)
+    for line in evidence_summary(finding.evidence):
+        yield from wrapped(out, Text(line, style="dim"), width)
+
+
+def report(out: Console, view: SupervisorView) -> Iterator[Text]:
+    """The whole status report: summary, thread table, findings."""
+    yield summary(view)
+    if view.rows:
+        yield Text("")
+        yield from thread_table(view, width_of(out))
+    if view.findings:
+        yield Text("")
+        yield Text(f"FINDINGS ({len(view.findings)})", style="dim")
+        for finding in view.findings:
+            yield from finding_lines(out, finding, view)
+
+
+def print_lines(out: Console, lines: Iterator[Text]) -> None:
+    for line in lines:
+        out.print(line)

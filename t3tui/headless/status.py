@@ -10,7 +10,7 @@ import argparse
 import json
 
 from t3tui.headless.common import add_server_arguments, now, run_async, supervised
-from t3tui.headless.render import console, tree
+from t3tui.headless.render import console, print_lines, report
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,8 +36,7 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(view.to_status_json(), indent=2, default=str))
         else:
             out = console()
-            for line in tree(view):
-                out.print(line)
+            print_lines(out, report(out, view))
         return view.exit_code
 
     return run_async(main)

@@ -24,8 +24,9 @@ from t3tui.headless.common import (
     run_async,
     supervised,
 )
-from t3tui.headless.render import console, state_label
+from t3tui.headless.render import FINDING_STYLE, console, state_label
 from t3tui.model import Change, Supervisor, changes
+from t3tui.model.labels import FINDING_WORDS, clock, one_line, reason_detail, short_id
 from t3tui.protocol import format_ts
 
 # Time-based findings (no progress, drain too long) appear without any event: look again
@@ -68,15 +69,17 @@ class Printer:
             "to": change.new_state,
             "reason": change.reason,
         }
-        text = Text(format_ts(change.at) + " ", style="dim")
-        text.append(change.title or change.thread_id, style="bold")
-        text.append(" ")
+        text = Text().append(clock(change.at), style="dim").append("  ")
         if change.kind == "state":
             text.append_text(state_label(change.old_state or "?"))
-            text.append(" -> ")
+            text.append(" → ")
             text.append_text(state_label(change.new_state or "?"))
-        else:
-            text.append("finding" if change.kind == "finding" else "cleared", style="bold red")
+        elif change.finding is not None:
+            kind = FINDING_WORDS.get(change.finding.kind, change.finding.kind)
+            cleared = change.kind == "finding-cleared"
+            text.append(f"{'✔ cleared' if cleared else '⚑'} {kind}",
+                        style="green" if cleared else FINDING_STYLE)
+        text.append("  ").append(one_line(change.title) or short_id(change.thread_id), style="bold")
         if change.finding is not None:
             finding = change.finding
             record["finding"] = {
@@ -85,10 +88,11 @@ class Printer:
                 "reason": finding.reason,
                 "evidence": finding.evidence,
             }
-            text.append(f" {finding.kind} [{finding.rule}]")
-        if change.reason:
-            text.append(": ")
-            text.append(change.reason)
+            text.append("  ").append(one_line(finding.reason))
+            text.append(f"  [{finding.rule}]", style="dim")
+        elif detail := reason_detail(change.new_state or "", change.reason):
+            text.append("  ").append(one_line(detail), style="dim")
+        text.append(f"  {short_id(change.thread_id)}", style="dim")
         self.emit(record, text)
 
     def connection(self, state: ConnectionState) -> None:
@@ -97,9 +101,10 @@ class Printer:
             detail = f"attempt {state.attempt}: {state.last_error}"
         elif hasattr(state, "reason"):
             detail = str(state.reason)
-        at = format_ts(now())
-        record = {"at": at, "kind": "connection", "state": state.kind, "detail": detail}
-        text = Text(f"{at} connection {state.kind}", style="dim")
+        at = now()
+        record = {"at": format_ts(at), "kind": "connection", "state": state.kind,
+                  "detail": detail}
+        text = Text(f"{clock(at)}  connection {state.kind}", style="dim")
         if detail:
             text.append(f" ({detail})", style="dim")
         self.emit(record, text)

@@ -1,0 +1,176 @@
+"""The human output of `status`, `watch` and thread lookup, from real model views.
+
+A Supervisor is fed wire-shaped shell rows; what is printed is checked as a person reads it:
+one line per thread with tree guides, short ids that `find_thread` accepts, agent text that
+is never markup and never breaks a line, and lines that fit the terminal.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from rich.console import Console
+from rich.text import Text
+
+from t3tui.headless.common import CommandError, find_thread
+from t3tui.headless.render import Column, finding_lines, fit, print_lines, report, tree_guides
+from t3tui.headless.watch import Printer
+from t3tui.model import Change, Finding, Supervisor, SupervisorView
+from t3tui.model.labels import reason_detail, short_id
+from tests.model.factory import at, shell_row, task_ids
+
+NOW = at(200)
+TASK_A, CHILD_A = task_ids("review-a")
+TASK_B, CHILD_B = task_ids("review-b")
+_, CHILD_X = task_ids("lint", namespace="other-session")
+LONG_ID = "thread-" + "x" * 40 + "-end"
+HOSTILE = "[bold]Deploy[/bold] \x1b[31mnow\x1b]0;title\x07\nsecond line"
+
+
+@pytest.fixture(autouse=True)
+def no_columns_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
+def view() -> SupervisorView:
+    rows = [
+        shell_row("parent", "Two reviews", 0, status="running", activity="running", run="r1",
+                  requested=1, started=1),
+        shell_row(CHILD_A, "Review A", 10, parent="parent", status="completed", run="ra",
+                  completed=90),
+        shell_row(CHILD_B, HOSTILE, 11, parent="parent", status="running", activity="running",
+                  run="rb", requested=11, started=12),
+        shell_row("other", "Another root", 20, status="completed", run="ro", completed=50),
+        shell_row(CHILD_X, "Lint", 21, parent="other", status="completed", run="rx",
+                  completed=40),
+        shell_row(LONG_ID, "Long id", 30),
+    ]
+    sup = Supervisor()
+    sup.apply_shell({"kind": "snapshot", "snapshot": {
+        "snapshotSequence": 5, "projects": [], "threads": rows, "archivedThreads": []}})
+    sup.apply_shell({"kind": "synchronized"})
+    return sup.view(NOW)
+
+
+def rendered(columns: int | None) -> list[str]:
+    buffer = io.StringIO()
+    out = Console(file=buffer, width=columns or 80, force_terminal=columns is not None,
+                  color_system=None, highlight=False, emoji=False, soft_wrap=True)
+    print_lines(out, report(out, view()))
+    return buffer.getvalue().splitlines()
+
+
+def test_status_is_a_summary_then_one_row_per_thread_in_a_tree() -> None:
+    lines = rendered(None)
+    assert lines[0] == "2 running · 4 idle"
+    header = lines[2].split()
+    assert header == ["STATE", "FOR", "THREAD", "DETAIL", "PROVIDER", "ID"]
+    table = lines[3:]
+    assert len(table) == len(view().rows) == 6
+    assert re.match(r"▶ running +3m19s  Two reviews +codex/gpt-5 +parent$", table[0])
+    assert "├─ Review A" in table[1] and table[1].endswith("review-a")
+    assert "└─ [bold]Deploy[/bold] now second line  " in table[2]
+    assert table[2].endswith("review-b")
+    assert "Another root" in table[3] and "└─ Lint" in table[4] and table[4].endswith("lint")
+    assert table[5].endswith(short_id(LONG_ID)) and "…" in short_id(LONG_ID)
+    assert all("\x1b" not in line for line in lines)
+
+
+def test_a_narrow_terminal_drops_columns_then_cuts_titles_never_ids() -> None:
+    for columns in (100, 72, 56):
+        table = rendered(columns)[2:]
+        assert all(len(line) <= columns for line in table), (columns, table)
+        for line, row in zip(table[1:], view().rows, strict=True):
+            assert line.endswith(short_id(row.id))
+    assert "PROVIDER" not in rendered(72)[2] and "FOR" in rendered(72)[2]
+    assert rendered(56)[2].split() == ["STATE", "THREAD", "ID"]
+    assert all(line.endswith(short_id(LONG_ID)) for line in rendered(30)[-1:])  # overflows
+
+
+def test_columns_fit_in_turn_drop_then_shrink_then_drop() -> None:
+    def col(name: str, width: int, shrink: int | None) -> Column:
+        return Column(name, [Text("x" * width)], shrink_to=shrink)
+
+    columns = [col("A", 10, None), col("B", 30, 10), col("C", 10, None)]
+    assert fit(columns, None, ("C",)) == [10, 30, 10]
+    assert fit(columns, 54, ("C",)) == [10, 30, 10]
+    assert fit(columns, 44, ("C",)) == [10, 30, 0]          # dropped before any cut
+    assert fit(columns, 30, ("C",)) == [10, 18, 0]          # then cut
+    assert fit(columns, 10, ("C",)) == [10, 10, 0]          # never below the minimum
+
+
+def test_tree_guides_continue_past_a_deeper_subtree() -> None:
+    assert tree_guides(view().rows) == ["", "├─ ", "└─ ", "", "└─ ", ""]
+
+
+def test_printed_short_ids_find_their_thread() -> None:
+    v = view()
+    for row in v.rows:
+        assert find_thread(v, short_id(row.id)).id == row.id
+    assert find_thread(v, "review-a").id == CHILD_A
+    assert find_thread(v, short_id(LONG_ID, 12)).id == LONG_ID  # any cut of the id
+    assert find_thread(v, "Another root").id == "other"
+    with pytest.raises(CommandError, match="no thread"):
+        find_thread(v, "thread-…-nope")
+
+
+@pytest.mark.parametrize(("state", "reason", "detail"), [
+    ("idle", "idle", ""),
+    ("running", "running", ""),
+    ("running", "starting", "starting"),
+    ("waiting", "waiting (1 child)", "1 child"),
+    ("waiting", "waiting on Review A", "on Review A"),
+    ("done", "done (failed) · not yet seen by parent", "failed · not yet seen by parent"),
+    ("needs-input", "needs input: command", "command"),
+    ("stuck", "stuck? no progress for 4m", "no progress for 4m"),
+    ("idle", "idle (last run failed)", "last run failed"),
+    ("idle", "no runs", "no runs"),
+])
+def test_a_reason_shows_only_what_the_state_word_does_not(state, reason, detail) -> None:
+    assert reason_detail(state, reason) == detail
+
+
+def test_watch_lines_read_like_status_rows(capsys: pytest.CaptureFixture[str]) -> None:
+    Printer(ndjson=False).change(Change("state", CHILD_B, HOSTILE, "running", "waiting",
+                                        "waiting on Review A", NOW))
+    line = capsys.readouterr().out
+    assert line.count("\n") == 1
+    assert line == ("12:03:20  ▶ running → ◎ waiting  [bold]Deploy[/bold] now second line  "
+                    "on Review A  review-b\n")
+
+
+def test_watch_finding_lines_name_the_kind_rule_and_thread(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    finding = Finding("stuck", CHILD_B, "no-progress", "running with no progress for 4m",
+                      {"runId": "rb"}, at(100))
+    printer = Printer(ndjson=False)
+    printer.change(Change("finding", CHILD_B, "Review B", "running", "stuck",
+                          finding.reason, NOW, finding))
+    printer.change(Change("finding-cleared", CHILD_B, "Review B", "stuck", "running",
+                          f"cleared: {finding.reason}", NOW, finding))
+    assert capsys.readouterr().out.splitlines() == [
+        "12:03:20  ⚑ stuck  Review B  running with no progress for 4m  [no-progress]  review-b",
+        "12:03:20  ✔ cleared stuck  Review B  running with no progress for 4m  [no-progress]  "
+        "review-b",
+    ]
+
+
+def test_findings_follow_the_table_with_rule_reason_and_evidence() -> None:
+    sup_view = view()
+    finding = Finding("serialized_wait", "parent", "serial-arrival", "wait calls ran one at a time",
+                      {"pairs": [{"previousTaskId": TASK_A, "nextTaskId": TASK_B,
+                                  "nextArrivedAt": "2026-10-04T12:01:40.000Z", "gapSeconds": 0.5}],
+                       "toleranceSeconds": 2.0}, at(100))
+    buffer = io.StringIO()
+    out = Console(file=buffer, width=80, color_system=None, soft_wrap=True)
+    print_lines(out, finding_lines(out, finding, sup_view))
+    assert buffer.getvalue().splitlines() == [
+        "⚑ serialized  Two reviews  parent  serial-arrival  for 1m40s",
+        "  wait calls ran one at a time",
+        "  toleranceSeconds=2",
+        "  pairs: previousTaskId=review-a · nextTaskId=review-b · nextArrivedAt=12:01:40 · "
+        "gapSeconds=0.5",
+    ]
