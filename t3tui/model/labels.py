@@ -78,15 +78,13 @@ def clock(at: datetime | None, *, seconds: bool = True) -> str:
     return at.astimezone(UTC).strftime("%H:%M:%S" if seconds else "%H:%M")
 
 
-def counts_text(counts: Mapping[str, int], *, compact: bool = False, quiet: bool = False) -> str:
+def counts_text(counts: Mapping[str, int], *, compact: bool = False) -> str:
     """`3 running · 1 waiting · 1 stuck`, attention first; `nothing active` when all quiet.
-    `compact` (narrow terminals): `3▶ 1◎ 1✖`, glyphs that read without colour. `quiet` also
-    counts settled and idle threads."""
-    states = (*COUNT_ORDER, *QUIET_STATES) if quiet else COUNT_ORDER
+    `compact` (narrow terminals): `3▶ 1◎ 1✖`, glyphs that read without colour."""
     if compact:
-        parts = [f"{counts[s]}{glyph(s)}" for s in states if counts.get(s)]
+        parts = [f"{counts[s]}{glyph(s)}" for s in COUNT_ORDER if counts.get(s)]
         return " ".join(parts) if parts else "nothing active"
-    parts = [f"{counts[s]} {word(s)}" for s in states if counts.get(s)]
+    parts = [f"{counts[s]} {word(s)}" for s in COUNT_ORDER if counts.get(s)]
     return " · ".join(parts) if parts else "nothing active"
 
 
