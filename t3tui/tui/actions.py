@@ -108,7 +108,7 @@ class ActionsMixin(_Base):
             thread_id, kind, "pending", f"{kind}…", started, deadline)
         self.run_worker(job(), name=f"{kind} {thread_id}", group=f"{kind}:{thread_id}",
                         exclusive=True, exit_on_error=False)
-        self.refresh_view()
+        self._patch([thread_id])
 
     def _timeout(self) -> float:
         return self.config.confirm_timeout_s
@@ -124,10 +124,10 @@ class ActionsMixin(_Base):
         def closed(_result: object) -> None:
             if opened:
                 self.source.close_thread(thread_id)
-            self.refresh_view()
+            self._patch([thread_id])
 
         self.push_screen(TranscriptScreen(thread_id), callback=closed)
-        self.call_after_refresh(self.refresh_view)
+        self.call_after_refresh(self._patch, [thread_id])
 
     # -- settle --
 
@@ -150,7 +150,7 @@ class ActionsMixin(_Base):
         view = self.view
         row = view.row(message.thread_id) if view else None
         if row is None or view is None:
-            self.refresh_view()
+            self._patch([message.thread_id])
             return
         title = row.title or row.id
         body = Text("Settling marks the thread done in the inbox and detaches its live "
@@ -174,11 +174,11 @@ class ActionsMixin(_Base):
             ConfirmScreen(f"Settle {_quoted(title)}?", body, choices, warning=warning),
             callback=lambda choice: self._settle_chosen(row.id, choice, message.unsettled),
         )
-        self.refresh_view()
+        self._patch([message.thread_id])
 
     def _settle_chosen(self, thread_id: str, choice: str | None, unsettled: list[str]) -> None:
         if choice is None:
-            self.refresh_view()
+            self._patch([thread_id])
             return
         targets = [*unsettled[::-1], thread_id] if choice == "children" else [thread_id]
 
@@ -311,7 +311,7 @@ class ActionsMixin(_Base):
     def action_problems(self) -> None:
         flt = self.row_filter
         self.row_filter = type(flt)(flt.words, flt.states, not flt.problems_only)
-        self.refresh_view()
+        self.redraw()
 
     def action_clear_filter(self) -> None:
         from textual.widgets import Input
@@ -321,11 +321,11 @@ class ActionsMixin(_Base):
         box.add_class("-hidden")
         self.row_filter = type(self.row_filter)()
         self.tree.focus()
-        self.refresh_view()
+        self.redraw()
 
     def action_timeline(self) -> None:
-        self.main_screen.query_one("#timeline").toggle_class("-off")
-        self.refresh_view()
+        self.show_timeline(self.main_screen.query_one("#timeline").has_class("-off"))
+        self._patch(self._selected())
 
     def action_help(self) -> None:
         keys = {spec_id: self.config.keys.get(spec_id, spec.key)

@@ -1,9 +1,10 @@
 """The supervisor app: the live tree, detail, timeline, status, and the user's actions.
 
 The app owns no socket. Network work runs in workers that only post typed messages
-(`messages.py`); the handlers below own every piece of UI state. One path, `refresh_view()`,
-turns the model into pixels: on a coalesced stream update, on a connection change, on a
-selection change, and once a second so times in state tick without rebuilding anything.
+(`messages.py`); the handlers below own every piece of UI state. The model reaches the screen
+through `render.py`: stream changes, coalesced per frame, patch only the rows they changed;
+a full view runs on a connection change, when the tree changed shape, and once a tick,
+throttled, so keys never wait behind a refresh backlog.
 """
 
 from __future__ import annotations
@@ -21,17 +22,18 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Header, Input
 
 from t3tui.client.errors import describe
 from t3tui.client.outcome import new_command_id
-from t3tui.client.state import Connecting, ConnectionState, Failed, Live
-from t3tui.model import SupervisorView, ThreadRow, changes
+from t3tui.client.state import Connecting, ConnectionState, Failed
+from t3tui.model import SupervisorView, ThreadRow
 from t3tui.tui.actions import ActionsMixin
 from t3tui.tui.config import TuiConfig
-from t3tui.tui.filters import FilterError, RowFilter, parse_filter, visible_ids
+from t3tui.tui.filters import FilterError, RowFilter, parse_filter
 from t3tui.tui.keys import ACTIONS, bindings
-from t3tui.tui.labels import counts_text
+from t3tui.tui.liveview import Throttle
 from t3tui.tui.messages import (
     ActionStatus,
     ActionUpdate,
@@ -39,17 +41,17 @@ from t3tui.tui.messages import (
     SourceEnded,
     StreamChanged,
 )
-from t3tui.tui.notify import Notice, grouped, notices
+from t3tui.tui.notify import Notice
+from t3tui.tui.render import NARROW, RenderMixin
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.source import Source
-from t3tui.tui.terminal import set_terminal_title
 from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
 from t3tui.tui.widgets.thread_tree import ThreadTree
 
 # Quiet time after the user's own interrupt: its consequences are not news.
 OWN_ACTION_QUIET = timedelta(seconds=60)
-NARROW = 100  # columns below which the tree takes more of the width
-NOTICE_BATCH_S = 1.5
+SHORT = 32  # rows below which the timeline starts hidden (t shows it)
+FULL_GAP = 4.0  # a full view waits 4x its own cost after the last: <= 1/5 of the loop
 
 
 def utc_now() -> datetime:
@@ -62,7 +64,7 @@ class FilterInput(Input):
     BINDINGS = [Binding("escape", "app.clear_filter", "Clear filter", id="filter.clear")]
 
 
-class SupervisorApp(ActionsMixin, App[int]):
+class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
     """`SupervisorApp(source, config=..., clock=..., new_id=...)`; see the module docstring."""
 
     CSS_PATH = "styles.tcss"
@@ -98,6 +100,13 @@ class SupervisorApp(ActionsMixin, App[int]):
         self._gates: tuple[bool | None, ...] = ()
         self._title = ""
         self._startup_warning = ""
+        self._throttle = Throttle(FULL_GAP)
+        self._full_wanted = False
+        self._tick_due = False
+        self._frame_timer: Timer | None = None
+        self._frame_at: float | None = None
+        self._last_frame = float("-inf")
+        self._timeline_choice: bool | None = None  # the user's `t`; None: by terminal height
         if self.config.theme in self.available_themes:
             self.theme = self.config.theme
         else:
@@ -132,22 +141,29 @@ class SupervisorApp(ActionsMixin, App[int]):
         if self._startup_warning:
             self.notify(self._startup_warning, title="config", severity="warning", timeout=10,
                         markup=False)
-        self._fit(self.size.width)
+        self._fit(self.size.width, self.size.height)
         self.tree.focus()
         self.run_source()
         self.watch_connection()
         self.watch_stream()
         if self.tick:
-            self.set_interval(self.tick, self.refresh_view, name="tick")
+            self.set_interval(self.tick, self._on_tick, name="tick")
         self.refresh_view()
 
     def on_resize(self, event: events.Resize) -> None:
-        self._fit(event.size.width)
+        self._fit(event.size.width, event.size.height)
 
-    def _fit(self, width: int) -> None:
+    def _fit(self, width: int, height: int) -> None:
         self.main_screen.set_class(width < NARROW, "-narrow")
         for footer in self.query(Footer):
             footer.compact = width < NARROW
+        if self._timeline_choice is None:
+            self.main_screen.query_one("#timeline").set_class(0 < height < SHORT, "-off")
+
+    def show_timeline(self, on: bool) -> None:
+        """The user's choice (`t`); from then on it holds at any terminal height."""
+        self._timeline_choice = on
+        self.main_screen.query_one("#timeline").set_class(not on, "-off")
 
     async def on_unmount(self) -> None:
         await self.source.stop()
@@ -183,7 +199,7 @@ class SupervisorApp(ActionsMixin, App[int]):
     # -- handlers --
 
     def on_stream_changed(self, _message: StreamChanged) -> None:
-        self.refresh_view()
+        self._schedule()
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         self.conn = message.state
@@ -202,11 +218,11 @@ class SupervisorApp(ActionsMixin, App[int]):
             # server and agent text: never markup
             self.notify(status.text, title=f"{status.kind} · {self._title_of(status.thread_id)}",
                         severity=severity, markup=False)  # type: ignore[arg-type]
-        self.refresh_view()
+        self._patch([status.thread_id])
 
     @on(ThreadTree.NodeHighlighted)
     def _selection_moved(self) -> None:
-        self.refresh_view()
+        self._patch(self._selected())
 
     @on(ThreadTree.OpenRequested)
     def _open_requested(self, message: ThreadTree.OpenRequested) -> None:
@@ -222,7 +238,7 @@ class SupervisorApp(ActionsMixin, App[int]):
             event.input.add_class("-invalid")
             event.input.tooltip = Text(str(exc))
             self.notify(str(exc), title="filter", severity="warning", markup=False)
-        self.refresh_view()
+        self.redraw()
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self, event: Input.Submitted) -> None:
@@ -235,90 +251,13 @@ class SupervisorApp(ActionsMixin, App[int]):
             if self.view and self.row_filter.active else None
         if first is not None:
             tree.select_thread(first.id)
-        self.refresh_view()
+        self.redraw()
 
-    # -- the one render path --
+    # -- from the model to the screen --
 
     @property
     def tree(self) -> ThreadTree:
         return self.main_screen.query_one(ThreadTree)
-
-    def refresh_view(self) -> None:
-        try:
-            tree = self.tree
-        except (NoMatches, IndexError):
-            return  # not composed yet, or already torn down at exit
-        if not tree.is_attached:
-            return
-        now = self.clock()
-        view = self.source.supervisor.view(now)
-        self.view = view
-        live = isinstance(self.conn, Live)
-        if live:
-            self._last_live = now
-        self._notify_transitions(view, now, live)
-        screen = self.main_screen
-        stale = self.conn.stale or not view.synchronized
-        tree.sync(view, now, shown=visible_ids(view, self.row_filter), stale=stale)
-        tree.set_class(stale, "-stale")
-        counts = counts_text(view.counts)
-        short = counts_text(view.counts, compact=self.size.width < NARROW)
-        self.sub_title = short if view.rows else "no threads yet"
-        title = f"t3tui · {counts}" + ("" if live else f" · {self.conn.kind}")
-        if title != self._title:
-            self._title = title
-            set_terminal_title(self, title)
-        selected = tree.selected_id
-        row = view.row(selected) if selected else None
-        statuses = list(self.statuses.get(row.id, {}).values()) if row else []
-        hint = None
-        if self.row_filter.active and not tree.nodes:
-            hint = "No thread matches the filter (0 or escape clears it)."
-        elif not view.rows:
-            hint = "No threads on this server yet." if live else "Nothing to show yet."
-        screen.query_one(DetailPane).show(row, view, self.source.transcripts, now, statuses,
-                                        self.key_for("answer"), hint=hint)
-        screen.query_one(TimelineView).show(row, view, self.source.transcripts, now)
-        shown = len(tree.nodes)
-        screen.query_one(StatusBar).show(self.source.label, self.conn,
-                                       self.source.supervisor.cursor_shell, shown,
-                                       len(view.rows), self.row_filter.describe())
-        screen.query_one(Banner).show(self.source.label, self.conn, self._last_live,
-                                      has_data=self.source.supervisor.cursor_shell is not None)
-        if isinstance(self.screen, TranscriptScreen):
-            tid = self.screen.thread_id
-            self.screen.show(view.row(tid), self.source.transcripts.get(tid), now,
-                             list(self.statuses.get(tid, {}).values()))
-        self._refresh_gates()
-
-    def _notify_transitions(self, view: SupervisorView, now: datetime, live: bool) -> None:
-        # Only between two synchronized, live views: never replayed history, never the
-        # catch-up after a reconnect half-applied.
-        if not (live and view.synchronized):
-            return
-        previous, self._synced_view = self._synced_view, view
-        found = notices(changes(previous, view), events=self.config.notify_on,
-                        quiet=self._quiet, now=now)
-        self.sent_notices.extend(found)
-        if found and not self._pending_notices:
-            # a short grace period: a burst of transitions becomes one toast per kind
-            self.set_timer(NOTICE_BATCH_S, self._flush_notices)
-        self._pending_notices.extend(found)
-
-    def _flush_notices(self) -> None:
-        found, self._pending_notices = self._pending_notices, []
-        if self.config.toast:
-            for notice in grouped(found):
-                self.notify(notice.text, title=notice.event, severity=notice.severity,  # type: ignore[arg-type]
-                            markup=False)
-        if found and self.config.bell:
-            self.bell()
-
-    def _refresh_gates(self) -> None:
-        gates = tuple(self.check_action(spec.action, ()) for spec in ACTIONS)
-        if gates != self._gates:
-            self._gates = gates
-            self.refresh_bindings()
 
     # -- selection --
 

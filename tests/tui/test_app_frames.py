@@ -13,6 +13,7 @@ from t3tui.tui.app import SupervisorApp
 from t3tui.tui.config import TuiConfig
 from t3tui.tui.frames import FrameSource, load_frames
 from t3tui.tui.labels import glyph
+from t3tui.tui.messages import StreamChanged
 from t3tui.tui.screens.modals import ConfirmScreen, HelpScreen, PromptScreen
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.screenshots import (
@@ -24,7 +25,7 @@ from t3tui.tui.screenshots import (
     settled,
     showcase_app,
 )
-from t3tui.tui.widgets.panes import Banner, StatusBar
+from t3tui.tui.widgets.panes import Banner, StatusBar, TimelineView
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.model import factory as f
 from tests.tui.waiting import until
@@ -277,3 +278,62 @@ async def test_a_question_is_answered_in_a_form() -> None:
         await until(lambda: app.statuses.get(scratch, {}).get("answer") is not None
                     and app.statuses[scratch]["answer"].done)
         assert app.statuses[scratch]["answer"].phase == "unknown"  # read-only frames
+
+
+async def test_stream_changes_patch_rows_in_place_without_a_full_view() -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        supervisor = app.source.supervisor
+        full_views: list[object] = []
+        view = supervisor.view
+        supervisor.view = lambda now: full_views.append(now) or view(now)  # type: ignore[method-assign]
+        tree = tree_of(app)
+        await select(pilot, REVIEW)
+        node = tree.nodes["thread-scratch"]
+        running = app.view.counts["running"]
+
+        def scratch(sequence: int, **run: Any) -> None:
+            row = f.shell_row("thread-scratch", "Scratch", 7, **run)
+            supervisor.apply_shell({"kind": "thread.updated", "sequence": sequence,
+                                    "location": "active", "thread": row})
+            app.post_message(StreamChanged())
+
+        scratch(99990, status="running", activity="running", run="run-s2", requested=290,
+                started=290, updated=290)
+        await until(lambda: "running 10s" in str(node.label), what="the row patched")
+        assert app.view.counts["running"] == running + 1
+        assert f"{running + 1} running" in app._title
+        scratch(99991, status="completed", run="run-s2", requested=290, started=290,
+                completed=295, updated=295)
+        await until(lambda: app.view.row("thread-scratch").state != "running")
+        assert tree.nodes["thread-scratch"] is node and tree.selected_id == REVIEW
+        assert [(n.event, n.thread_id) for n in app.sent_notices] == [
+            ("finished", "thread-scratch")]  # a real transition, seen through the patch
+        assert full_views == []
+
+        # a new thread changes the tree's shape: only a full view knows where it goes
+        early = f.shell_row("thread-early", "Early bird", -10, status="completed", run="run-e",
+                            requested=-10, started=-10, completed=-5, updated=-5)
+        supervisor.apply_shell({"kind": "thread.updated", "sequence": 99992,
+                                "location": "active", "thread": early})
+        app.post_message(StreamChanged())
+        await until(lambda: "thread-early" in tree.nodes, what="the new thread in the tree")
+        assert len(full_views) == 1 and tree.selected_id == REVIEW
+
+
+async def test_a_short_terminal_starts_with_the_timeline_hidden_and_t_shows_it() -> None:
+    app = showcase_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(pilot)
+        await select(pilot, REVIEW)  # a parent with children: it has a timeline
+        timeline = app.query_one(TimelineView)
+        assert timeline.has_class("-off") and not timeline.display
+        await pilot.press("t")
+        assert not timeline.has_class("-off") and timeline.display and timeline.current
+        await pilot.resize_terminal(80, 20)  # the user's choice holds at any height
+        assert not timeline.has_class("-off")
+    app = showcase_app()
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settled(pilot)
+        assert not app.query_one(TimelineView).has_class("-off")

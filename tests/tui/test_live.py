@@ -155,6 +155,38 @@ async def test_seed_004_settle_checkin_unanswered_stuck_then_stopped(
                        for n in app.sent_notices)  # the user's own stop is not news
 
 
+async def test_a_checkin_concludes_when_the_user_interrupts_its_run(
+        demo: RunningBackend) -> None:
+    app = live_app(demo.url, demo.token, checkin_timeout=120.0)
+    async with app.run_test(size=SIZE) as pilot:
+        parent = await until(
+            lambda: (p := row(app, SETTLE_ME)) and p.active_run_id is None
+            and (c := row(app, SHARED_CHILD)) and c.state == "done" and p,
+            timeout=30, what="the settle-me parent idle with its child done")
+        child = row(app, SHARED_CHILD)
+        assert child is not None
+        await select(pilot, SETTLE_ME)
+        await pilot.press("s")
+        await choose(pilot, "Settle anyway")
+        await until(lambda: status(app, parent.id, "settle"), what="settle outcome")
+        # the child's provider session went with the settle: its check-in's run hangs
+        await select(pilot, SHARED_CHILD)
+        await pilot.press("c")
+        detail = app.query_one(DetailPane)
+        await until(lambda: row(app, SHARED_CHILD).state == "stuck", timeout=20,
+                    what="the child's check-in run stuck")
+        assert "waiting 0:" in text_of(detail) and "/ 2:00" in text_of(detail)
+        await pilot.press("i")
+        await choose(pilot, "Interrupt")
+        verdict = await until(lambda: status(app, child.id, "checkin"), timeout=20,
+                              what="the check-in verdict once its run was interrupted")
+        assert verdict.phase == "failed", verdict.text
+        assert "run ended interrupted before answering 'PONG'" in verdict.text
+        assert (app.clock() - verdict.started).total_seconds() < 60  # not the 2:00 deadline
+        await until(lambda: "run ended interrupted" in text_of(detail))
+        assert "waiting" not in text_of(detail)
+
+
 async def test_force_stop_is_offered_after_a_stop_that_did_not_land(
         demo: RunningBackend) -> None:
     app = live_app(demo.url, demo.token)

@@ -77,12 +77,11 @@ class TranscriptScreen(Screen[None]):
     def show(self, row: ThreadRow | None, transcript: Transcript, now: datetime,
              actions: list[ActionStatus]) -> None:
         heading = self.query_one("#transcript-heading", StyledStatic)
-        heading.update(render_heading(row, self.thread_id, now, heading.row_styles(), actions))
+        heading.set_text(render_heading(row, self.thread_id, now, heading.row_styles(), actions))
         body = self.query_one("#transcript-body", StyledStatic)
         scroll = self.query_one("#transcript-scroll", VerticalScroll)
         follow = scroll.scroll_y >= scroll.max_scroll_y - 1
-        body.update(render_transcript(transcript, body.row_styles()))
-        if follow:
+        if body.set_text(render_transcript(transcript, body.row_styles())) and follow:
             scroll.scroll_end(animate=False)
 
     def action_back(self) -> None:

@@ -25,6 +25,17 @@ class StyledStatic(RowStyled, Static):
     """A `Static` that resolves state and row styles from its component classes."""
 
     COMPONENT_CLASSES = set(ROW_COMPONENTS)
+    _shown: tuple[str, object, object] | None = None
+
+    def set_text(self, text: Text) -> bool:
+        """Show `text` unless it is what is shown already (the app refreshes panes many times
+        a second; an update costs a layout). True when it changed."""
+        key = (text.plain, text.spans, text.style)
+        if key == self._shown:
+            return False
+        self._shown = key
+        self.update(text)
+        return True
 
 
 class DetailPane(StyledStatic):
@@ -34,11 +45,11 @@ class DetailPane(StyledStatic):
              transcripts: TranscriptStore, now: datetime, actions: list[ActionStatus],
              answer_key: str, *, hint: str | None = None) -> None:
         if row is None and hint:
-            self.update(Text(hint))
+            self.set_text(Text(hint))
             return
         transcript = transcripts.get(row.id) if row is not None else transcripts.get("")
-        self.update(render_detail(row, view, transcript, now, self.row_styles(),
-                                  actions=actions, answer_key=answer_key))
+        self.set_text(render_detail(row, view, transcript, now, self.row_styles(),
+                                    actions=actions, answer_key=answer_key))
 
 
 class TimelineView(StyledStatic):
@@ -54,11 +65,11 @@ class TimelineView(StyledStatic):
         self.set_class(parent is None, "-empty")
         if parent is None or view is None:
             self.current = []
-            self.update("")
+            self.set_text(Text())
             return
         self.current = bars(view, parent, transcripts, now)
         width = max(30, self.content_size.width or self.size.width or 60)
-        self.update(render_timeline(parent, self.current, width, self.row_styles()))
+        self.set_text(render_timeline(parent, self.current, width, self.row_styles()))
 
 
 def connection_word(state: ConnectionState) -> str:
@@ -89,11 +100,13 @@ class StatusBar(StyledStatic):
             text.append(" · filter: ", style=styles.dim)
             text.append(filter_text)
         self.set_class(not isinstance(state, Live), "-not-live")
-        self.update(text)
+        self.set_text(text)
 
 
 class Banner(Static):
     """Visible whenever the data on screen is not live, saying why and since when."""
+
+    _text: str | None = ""
 
     def show(self, label: str, state: ConnectionState, last_live: datetime | None,
              *, has_data: bool = True) -> None:
@@ -116,4 +129,6 @@ class Banner(Static):
             text = f"◌ {state.kind} to {label}…"
         self.set_class(text is None, "-hidden")
         self.set_class(isinstance(state, Failed), "-failed")
-        self.update(Text(text or ""))
+        if text != self._text:
+            self._text = text
+            self.update(Text(text or ""))

@@ -7,6 +7,7 @@ stream of updates never rebuilds the tree or moves the user's selection.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 
 from rich.text import Text
@@ -85,38 +86,69 @@ class ThreadTree(RowStyled, Tree[str]):
     def sync(self, view: SupervisorView, now: datetime, *, shown: set[str] | None = None,
              stale: bool = False) -> bool:
         """Make the tree show `view` (restricted to `shown` ids); True if structure changed."""
-        styles = self.row_styles()
+        look = self._look(stale)
         rows = [r for r in view.rows if shown is None or r.id in shown]
         wanted = {r.id: r for r in rows}
         cursor = self.selected_id
         cursor_line = self.cursor_line
         changed = self._remove_unwanted(wanted)
-        compact = 0 < self.size.width < 64
         points: dict[str, TreeNode[str] | None] | None = None
-        if self._drawn_with != (styles, stale, compact):
-            self._drawn.clear()
-            self._drawn_with = (styles, stale, compact)
         for row in rows:
             node = self.nodes.get(row.id)
-            # ThreadRow equality leaves out child_counts, which the label shows
-            drawn = (row, tuple(sorted(row.child_counts.items())), age(row.state_since, now))
-            if node is not None and self._drawn.get(row.id) == drawn:
+            label = self._label_for(row, now, look, redraw=node is None)
+            if label is None:
                 continue
-            self._drawn[row.id] = drawn
-            label = row_label(row, now, styles, stale=stale, compact=compact)
             if node is None:
                 if points is None:
                     points = self._insertion_points(view)
                 self._add(row, label, points.get(row.id))
                 changed = True
-            elif self._labels.get(row.id) != label:
-                node.set_label(label)
-                self._labels[row.id] = label
-            node = self.nodes[row.id]
-            node.allow_expand = bool(row.children)
+            else:
+                self._relabel(node, row, label)
         if changed:
             self._restore_cursor(cursor, cursor_line, view)
         return changed
+
+    def relabel(self, rows: Iterable[ThreadRow], now: datetime, *, stale: bool = False) -> bool:
+        """Redraw these rows' labels in place, for rows whose place in the tree is unchanged;
+        rows not in the tree are skipped. False when the look changed (theme, width, stale):
+        then only `sync` can redraw every row."""
+        look = (self.row_styles(), stale, self._compact())
+        if look != self._drawn_with:
+            return False
+        for row in rows:
+            node = self.nodes.get(row.id)
+            if node is not None and (label := self._label_for(row, now, look)) is not None:
+                self._relabel(node, row, label)
+        return True
+
+    def _compact(self) -> bool:
+        return 0 < self.size.width < 64
+
+    def _look(self, stale: bool) -> tuple[RowStyles, bool, bool]:
+        look = (self.row_styles(), stale, self._compact())
+        if self._drawn_with != look:
+            self._drawn.clear()
+            self._drawn_with = look
+        return look
+
+    def _label_for(self, row: ThreadRow, now: datetime, look: tuple[RowStyles, bool, bool],
+                   *, redraw: bool = False) -> Text | None:
+        """The row's label, or None when it would be the one already drawn."""
+        # ThreadRow equality leaves out child_counts, which the label shows
+        drawn = (row, tuple(sorted(row.child_counts.items())), age(row.state_since, now))
+        if not redraw and self._drawn.get(row.id) == drawn:
+            return None
+        self._drawn[row.id] = drawn
+        styles, stale, compact = look
+        return row_label(row, now, styles, stale=stale, compact=compact)
+
+    def _relabel(self, node: TreeNode[str], row: ThreadRow, label: Text) -> None:
+        if self._labels.get(row.id) != label:
+            node.set_label(label)
+            self._labels[row.id] = label
+        if node.allow_expand != bool(row.children):
+            node.allow_expand = bool(row.children)
 
     def _parent_node(self, row: ThreadRow) -> TreeNode[str]:
         if row.depth > 0 and row.parent_id in self.nodes:

@@ -1,0 +1,221 @@
+"""The app's way from the model to the screen: a mixin of `SupervisorApp` (see app.py).
+
+Two paths, one `_show()`. `_patch()`, at most once a frame (`FRAME_S`), swaps the rows the
+stream changed (`Supervisor.take_dirty` + `row`) into the last view and redraws those rows in
+place: O(rows changed), so a key press never waits behind it. `refresh_view()` is a full
+`Supervisor.view(now)`, O(threads): on a connection change, when the tree changed shape, and
+once a tick for what time alone changes (ages, dwell rules), throttled (`liveview.Throttle`)
+so it takes at most a fifth of the event loop at any tree size.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from textual.css.query import NoMatches
+
+from t3tui.client.state import Live
+from t3tui.model import SupervisorView, ThreadRow, changes
+from t3tui.tui.filters import visible_ids
+from t3tui.tui.keys import ACTIONS
+from t3tui.tui.labels import counts_text
+from t3tui.tui.liveview import changes_among, patch_view
+from t3tui.tui.notify import grouped, notices
+from t3tui.tui.screens.transcript import TranscriptScreen
+from t3tui.tui.terminal import set_terminal_title
+from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
+from t3tui.tui.widgets.thread_tree import ThreadTree
+
+if TYPE_CHECKING:
+    from t3tui.tui.app import SupervisorApp
+
+    _Base = SupervisorApp
+else:
+    _Base = object
+
+NARROW = 100  # columns below which the tree takes more of the width
+NOTICE_BATCH_S = 1.5
+FRAME_S = 1 / 30  # stream changes reach the screen at most this often, coalesced
+
+
+class RenderMixin(_Base):
+    """Rendering methods of `SupervisorApp` (see the module docstring)."""
+
+    def _live_tree(self) -> ThreadTree | None:
+        try:
+            tree = self.tree
+        except (NoMatches, IndexError):
+            return None  # not composed yet, or already torn down at exit
+        return tree if tree.is_attached else None
+
+    def _selected(self) -> list[str]:
+        tree = self._live_tree()
+        selected = tree.selected_id if tree is not None else None
+        return [selected] if selected else []
+
+    def _schedule(self, delay: float | None = None) -> None:
+        """One frame for everything that arrived: at most one `_frame` per FRAME_S."""
+        now = time.monotonic()
+        if delay is None:
+            delay = max(0.0, self._last_frame + FRAME_S - now)
+        if self._frame_at is not None and self._frame_at <= now + delay:
+            return
+        if self._frame_timer is not None:
+            self._frame_timer.stop()
+        self._frame_at = now + delay
+        self._frame_timer = self.set_timer(max(delay, 0.001), self._frame, name="frame")
+
+    def _want_full(self) -> None:
+        self._full_wanted = True
+        self._schedule(self._throttle.wait())
+
+    def _on_tick(self) -> None:
+        self._tick_due = True
+        self._full_wanted = True
+        self._schedule(0.0)
+
+    def _frame(self) -> None:
+        self._frame_timer = self._frame_at = None
+        self._last_frame = time.monotonic()
+        if self._full_wanted and self._throttle.wait() <= 0:
+            self._tick_due = False
+            self.refresh_view()
+            return
+        if self._full_wanted:
+            self._schedule(self._throttle.wait())
+        # a tick that must wait for its full view still ticks the rows on screen
+        extra = self._on_screen() if self._tick_due else self._selected()
+        self._tick_due = False
+        self._patch(extra)
+
+    def _on_screen(self) -> list[str]:
+        tree = self._live_tree()
+        if tree is None:
+            return []
+        top = tree.scroll_offset.y
+        nodes = (tree.get_node_at_line(y) for y in range(top, top + tree.size.height))
+        return [n.data for n in nodes if n is not None and n.data] + self._selected()
+
+    def refresh_view(self) -> None:
+        """A full view now: every row derived at the clock's time (O(threads))."""
+        if self._live_tree() is None:
+            return
+        started = time.monotonic()
+        self._full_wanted = False
+        now = self.clock()
+        supervisor = self.source.supervisor
+        supervisor.take_dirty()  # the full view covers them
+        self._show(supervisor.view(now), now, None)
+        self._throttle.record(started, time.monotonic())
+
+    def redraw(self) -> None:
+        """Redraw every row of the current view (a filter changed): no rows re-derived."""
+        self._patch(self._selected(), redraw=True)
+
+    def _patch(self, extra: Iterable[str] = (), *, redraw: bool = False) -> None:
+        """Swap in the rows the stream changed, and `extra` rows, derived at the clock's time."""
+        if self._live_tree() is None:
+            return
+        base = self.view
+        if base is None:
+            self.refresh_view()
+            return
+        supervisor = self.source.supervisor
+        now = self.clock()
+        extra = list(extra)
+        ids = supervisor.take_dirty()
+        ids.update(extra)
+        patch = patch_view(base, {i: supervisor.row(i, now) for i in ids}, now)
+        if patch.reshaped or not patch.view.synchronized:
+            self._want_full()
+        flt = self.row_filter
+        if flt.active and any(flt.matches(r) != flt.matches(base.by_id[r.id])
+                              for r in patch.changed):
+            redraw = True  # a row came into the filter or left it
+        # `extra` rows too: equal data, but their age may read differently now
+        again = [r for i in extra if (r := patch.view.row(i)) is not None]
+        self._show(patch.view, now, patch.changed, None if redraw else (*patch.changed, *again))
+
+    def _show(self, view: SupervisorView, now: datetime, changed: tuple[ThreadRow, ...] | None,
+              relabel: Iterable[ThreadRow] | None = None) -> None:
+        """Put `view` on screen. `changed`: the only rows that differ from the last view
+        (None: any may). `relabel`: the only rows whose label may need redrawing (None: all)."""
+        tree = self.tree
+        base, self.view = self.view, view
+        live = isinstance(self.conn, Live)
+        if live:
+            self._last_live = now
+        self._notify_transitions(view, now, live, base, changed)
+        screen = self.main_screen
+        stale = self.conn.stale or not view.synchronized
+        if relabel is None or not tree.relabel(relabel, now, stale=stale):
+            tree.sync(view, now, shown=visible_ids(view, self.row_filter), stale=stale)
+        tree.set_class(stale, "-stale")
+        counts = counts_text(view.counts)
+        short = counts_text(view.counts, compact=self.size.width < NARROW)
+        self.sub_title = short if view.rows else "no threads yet"
+        title = f"t3tui · {counts}" + ("" if live else f" · {self.conn.kind}")
+        if title != self._title:
+            self._title = title
+            set_terminal_title(self, title)
+        selected = tree.selected_id
+        row = view.row(selected) if selected else None
+        statuses = list(self.statuses.get(row.id, {}).values()) if row else []
+        hint = None
+        if self.row_filter.active and not tree.nodes:
+            hint = "No thread matches the filter (0 or escape clears it)."
+        elif not view.rows:
+            hint = "No threads on this server yet." if live else "Nothing to show yet."
+        screen.query_one(DetailPane).show(row, view, self.source.transcripts, now, statuses,
+                                        self.key_for("answer"), hint=hint)
+        screen.query_one(TimelineView).show(row, view, self.source.transcripts, now)
+        shown = len(tree.nodes)
+        screen.query_one(StatusBar).show(self.source.label, self.conn,
+                                       self.source.supervisor.cursor_shell, shown,
+                                       len(view.rows), self.row_filter.describe())
+        screen.query_one(Banner).show(self.source.label, self.conn, self._last_live,
+                                      has_data=self.source.supervisor.cursor_shell is not None)
+        if isinstance(self.screen, TranscriptScreen):
+            tid = self.screen.thread_id
+            self.screen.show(view.row(tid), self.source.transcripts.get(tid), now,
+                             list(self.statuses.get(tid, {}).values()))
+        self._refresh_gates()
+
+    def _notify_transitions(self, view: SupervisorView, now: datetime, live: bool,
+                            base: SupervisorView | None,
+                            changed: tuple[ThreadRow, ...] | None) -> None:
+        # Only between two synchronized, live views: never replayed history, never the
+        # catch-up after a reconnect half-applied.
+        if not (live and view.synchronized):
+            return
+        previous, self._synced_view = self._synced_view, view
+        if previous is None:
+            return
+        if changed is not None and previous is base:
+            found_changes = changes_among(previous, view, [r.id for r in changed])
+        else:
+            found_changes = changes(previous, view)
+        found = notices(found_changes, events=self.config.notify_on, quiet=self._quiet, now=now)
+        self.sent_notices.extend(found)
+        if found and not self._pending_notices:
+            # a short grace period: a burst of transitions becomes one toast per kind
+            self.set_timer(NOTICE_BATCH_S, self._flush_notices)
+        self._pending_notices.extend(found)
+
+    def _flush_notices(self) -> None:
+        found, self._pending_notices = self._pending_notices, []
+        if self.config.toast:
+            for notice in grouped(found):
+                self.notify(notice.text, title=notice.event, severity=notice.severity,  # type: ignore[arg-type]
+                            markup=False)
+        if found and self.config.bell:
+            self.bell()
+
+    def _refresh_gates(self) -> None:
+        gates = tuple(self.check_action(spec.action, ()) for spec in ACTIONS)
+        if gates != self._gates:
+            self._gates = gates
+            self.refresh_bindings()
