@@ -140,7 +140,7 @@ def reason_detail(state: str, reason: str) -> str:
         if rest.casefold().startswith(lead.casefold()):
             rest = rest[len(lead):]
             break
-    rest = rest.lstrip(" ?:")
+    rest = rest.lstrip(" ?:·")
     if rest.startswith("("):
         inner, close, after = rest[1:].partition(")")
         if close:

@@ -123,6 +123,7 @@ def test_printed_short_ids_find_their_thread() -> None:
     ("waiting", "waiting (1 child)", "1 child"),
     ("waiting", "waiting on Review A", "on Review A"),
     ("done", "done (failed) · not yet seen by parent", "failed · not yet seen by parent"),
+    ("done", "done · not yet seen by parent", "not yet seen by parent"),
     ("needs-input", "needs input: command", "command"),
     ("stuck", "stuck? no progress for 4m", "no progress for 4m"),
     ("idle", "idle (last run failed)", "last run failed"),
