@@ -9,7 +9,7 @@ from typing import Any
 from t3tui.model.projection import ACTIVE_RUN, TERMINAL_RUN, TERMINAL_TASK, Claim, Projection
 from t3tui.model.rows import PendingRequest, TaskInfo
 from t3tui.model.taskids import client_request_id
-from t3tui.model.wire import earliest, latest, obj, objs, string, ts
+from t3tui.model.wire import earliest, latest, obj, objs, string, ts, ts_key
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ def _preview(shell: dict[str, Any], proj: Projection | None) -> str | None:
     msg = obj(shell.get("latestVisibleMessage"))
     text = msg.get("text")
     if not isinstance(text, str) and proj is not None and proj.messages:
-        newest = max(proj.messages.values(), key=lambda m: m.get("updatedAt") or "")
+        newest = max(proj.messages.values(), key=lambda m: ts_key(m.get("updatedAt")))
         text = newest.get("text")
     if not isinstance(text, str):
         return None

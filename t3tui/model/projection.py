@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from t3tui.model.taskids import claimed_children, client_request_id, mentions
-from t3tui.model.wire import ModelInputError, latest, maybe_json, obj, objs, string, ts
+from t3tui.model.wire import ModelInputError, latest, maybe_json, obj, objs, string, ts, ts_key
 
 ACTIVE_RUN = frozenset({"preparing", "queued", "starting", "running", "waiting"})
 TERMINAL_RUN = frozenset({"completed", "interrupted", "failed", "cancelled", "rolled_back"})
@@ -85,7 +85,7 @@ class Projection:
                     candidates.append(turn)
         if not candidates:
             return None
-        return max(candidates, key=lambda t: (t.get("ordinal") or 0, t.get("startedAt") or ""))
+        return max(candidates, key=lambda t: (t.get("ordinal") or 0, ts_key(t.get("startedAt"))))
 
     def active_run(self) -> dict[str, Any] | None:
         active = [r for r in self.runs.values() if r.get("status") in ACTIVE_RUN]
@@ -96,7 +96,7 @@ class Projection:
 
     def pending_request(self) -> dict[str, Any] | None:
         pending = [r for r in self.runtime_requests.values() if r.get("status") == "pending"]
-        return min(pending, key=lambda r: r.get("createdAt") or "") if pending else None
+        return min(pending, key=lambda r: ts_key(r.get("createdAt"))) if pending else None
 
 
 def _progress_of(kind: str, entity: dict[str, Any]) -> datetime | None:

@@ -72,6 +72,15 @@ def ts(value: Any) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+_DAWN = datetime.min.replace(tzinfo=UTC)
+
+
+def ts_key(value: Any) -> datetime:
+    """A sort key for a wire timestamp: servers differ in precision ("…:00Z" vs "…:00.500Z"),
+    so text order is not time order. Unreadable or missing sorts first."""
+    return ts(value) or _DAWN
+
+
 def iso(value: datetime | None) -> str | None:
     """The wire form `2026-10-04T12:00:00.000Z`."""
     if value is None:

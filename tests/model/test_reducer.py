@@ -219,3 +219,13 @@ def test_one_event_touches_a_constant_number_of_threads(n, monkeypatch):
     row = sup.row(READY_CHILD, f.at(141))
     assert row is not None and row.state == "running"  # progress after the detach: not stuck
     assert set(calls) <= {READY_CHILD, "thread-parent"}
+
+
+def test_timestamps_of_mixed_precision_order_by_time_not_text() -> None:
+    """Servers differ in precision; "…:00Z" is earlier than "…:00.500Z" though it sorts after."""
+    from t3tui.model.wire import ts_key
+
+    stamps = ["2026-10-04T12:00:00.500Z", "2026-10-04T12:00:00Z", "2026-10-04T11:59:59.999+00:00"]
+    assert sorted(stamps, key=ts_key) == [stamps[2], stamps[1], stamps[0]]
+    assert sorted(stamps) != sorted(stamps, key=ts_key)
+    assert ts_key(None) < ts_key(stamps[2])
