@@ -39,6 +39,7 @@ else:
 NARROW = 100  # columns below which the tree takes more of the width
 NOTICE_BATCH_S = 1.5
 FRAME_S = 1 / 30  # stream changes reach the screen at most this often, coalesced
+PATCH_MAX = 200  # more changed rows than this (and than a quarter of all): a full view instead
 
 
 class RenderMixin(_Base):
@@ -127,6 +128,13 @@ class RenderMixin(_Base):
         now = self.clock()
         extra = list(extra)
         ids = supervisor.take_dirty()
+        if len(ids) > max(PATCH_MAX, len(base.rows) // 4):
+            # a snapshot or a resync touched most rows: one full view is cheaper than patching
+            if self._throttle.wait() <= 0:
+                self.refresh_view()
+                return
+            self._want_full()  # it covers these rows; meanwhile keep to the ones asked for
+            ids = set()
         ids.update(extra)
         patch = patch_view(base, {i: supervisor.row(i, now) for i in ids}, now)
         if patch.reshaped or not patch.view.synchronized:
