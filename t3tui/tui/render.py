@@ -3,9 +3,10 @@
 Two paths, one `_show()`. `_patch()`, at most once a frame (`FRAME_S`), swaps the rows the
 stream changed (`Supervisor.take_dirty` + `row`) into the last view and redraws those rows in
 place: O(rows changed), so a key press never waits behind it. `refresh_view()` is a full
-`Supervisor.view(now)`, O(threads): on a connection change, when the tree changed shape, and
-once a tick for what time alone changes (ages, dwell rules), throttled (`liveview.Throttle`)
-so it takes at most a fifth of the event loop at any tree size.
+`Supervisor.view(now)`, O(threads): on a connection change, when the tree changed shape or
+most rows changed at once (a snapshot), and once a tick for what time alone changes (ages,
+dwell rules), throttled (`liveview.Throttle`) so it takes at most a fifth of the event loop
+at any tree size.
 """
 
 from __future__ import annotations
