@@ -62,6 +62,17 @@ class TreeIndex:
 
     # -- dirty tracking --
 
+    def _unlink_from_parent(self, thread_id: str, parent: str | None) -> None:
+        """Drop a thread from its parent's child set (the parent's row must be re-derived)."""
+        if parent is None:
+            return
+        siblings = self.children.get(parent)
+        if siblings is not None:
+            siblings.discard(thread_id)
+            if not siblings:
+                del self.children[parent]
+        self.touch(parent)
+
     def touch(self, thread_id: str, with_children: bool = False) -> None:
         """Invalidate a thread's facts; mark it, its ancestors (and children) dirty."""
         self.facts.pop(thread_id, None)
@@ -99,13 +110,7 @@ class TreeIndex:
         parent = self._parent_of(rec)
         if parent == rec.parent:
             return
-        if rec.parent is not None:
-            siblings = self.children.get(rec.parent)
-            if siblings is not None:
-                siblings.discard(thread_id)
-                if not siblings:
-                    del self.children[rec.parent]
-            self.touch(rec.parent)
+        self._unlink_from_parent(thread_id, rec.parent)
         rec.parent = parent
         if parent is not None:
             self.children.setdefault(parent, set()).add(thread_id)
@@ -197,13 +202,7 @@ class TreeIndex:
             return
         if self.children.get(thread_id):
             return  # still the parent link of visible children (they show as orphans)
-        if rec.parent is not None:
-            siblings = self.children.get(rec.parent)
-            if siblings is not None:
-                siblings.discard(thread_id)
-                if not siblings:
-                    del self.children[rec.parent]
-            self.touch(rec.parent)
+        self._unlink_from_parent(thread_id, rec.parent)
         self.facts.pop(thread_id, None)
         del self.records[thread_id]
         self.dirty.add(thread_id)

@@ -78,6 +78,17 @@ def status(app: SupervisorApp, thread_id: str, kind: str):
     return found if found is not None and found.done else None
 
 
+async def settle_me_ready(app: SupervisorApp) -> tuple[ThreadRow, ThreadRow]:
+    """The demo's seed 004 pair, once the parent is idle and its same-session child done."""
+    parent = await until(
+        lambda: (p := row(app, SETTLE_ME)) and p.active_run_id is None
+        and (c := row(app, SHARED_CHILD)) and c.state == "done" and p,
+        timeout=30, what="the settle-me parent idle with its child done")
+    child = row(app, SHARED_CHILD)
+    assert child is not None
+    return parent, child
+
+
 async def choose(pilot: Any, label: str) -> None:
     app: SupervisorApp = pilot.app
     await until(lambda: isinstance(app.screen, ConfirmScreen), what="a confirmation")
@@ -114,12 +125,7 @@ async def test_seed_004_settle_checkin_unanswered_stuck_then_stopped(
         demo: RunningBackend) -> None:
     app = live_app(demo.url, demo.token)
     async with app.run_test(size=SIZE) as pilot:
-        parent = await until(
-            lambda: (p := row(app, SETTLE_ME)) and p.active_run_id is None
-            and (c := row(app, SHARED_CHILD)) and c.state == "done" and p,
-            timeout=30, what="the settle-me parent idle with its child done")
-        child = row(app, SHARED_CHILD)
-        assert child is not None
+        parent, child = await settle_me_ready(app)
         await select(pilot, SETTLE_ME)
         await pilot.press("s")
         await until(lambda: isinstance(app.screen, ConfirmScreen))
@@ -159,12 +165,7 @@ async def test_a_checkin_concludes_when_the_user_interrupts_its_run(
         demo: RunningBackend) -> None:
     app = live_app(demo.url, demo.token, checkin_timeout=120.0)
     async with app.run_test(size=SIZE) as pilot:
-        parent = await until(
-            lambda: (p := row(app, SETTLE_ME)) and p.active_run_id is None
-            and (c := row(app, SHARED_CHILD)) and c.state == "done" and p,
-            timeout=30, what="the settle-me parent idle with its child done")
-        child = row(app, SHARED_CHILD)
-        assert child is not None
+        parent, child = await settle_me_ready(app)
         await select(pilot, SETTLE_ME)
         await pilot.press("s")
         await choose(pilot, "Settle anyway")
