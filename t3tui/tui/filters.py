@@ -71,6 +71,14 @@ def _state_name(text: str) -> str:
     return name
 
 
+def _names_state(text: str, states: frozenset[str]) -> bool:
+    """Whether `text` is one of `states` by name: `!running` as the help spells it."""
+    try:
+        return _state_name(text) in states
+    except FilterError:
+        return False
+
+
 def parse_filter(text: str, *, problems_only: bool = False) -> RowFilter:
     """Parse what was typed after `/`; raises `FilterError` with a readable reason."""
     words: list[str] = []
@@ -80,7 +88,7 @@ def parse_filter(text: str, *, problems_only: bool = False) -> RowFilter:
         if prefix in PREFIXES:
             states |= PREFIXES[prefix]
             rest = token[1:]
-            if rest:
+            if rest and not _names_state(rest, PREFIXES[prefix]):
                 words.append(rest.casefold())
         elif token.casefold().startswith("state:"):
             states.add(_state_name(token.split(":", 1)[1]))

@@ -115,6 +115,16 @@ def test_filter_errors_are_readable() -> None:
     assert parse_filter("state:needs_input").states == frozenset({"needs-input"})
 
 
+def test_prefix_spelled_as_in_the_help_is_the_state_alone() -> None:
+    # The help shows `!running @input #idle &stuck ~waiting`: typed as shown, the word after
+    # the prefix names its state, so it must not also be required in the title.
+    for typed, state in (("!running", "running"), ("@input", "needs-input"),
+                         ("@needs-input", "needs-input"), ("#idle", "idle"),
+                         ("&stuck", "stuck"), ("~waiting", "waiting")):
+        assert parse_filter(typed) == RowFilter((), frozenset({state}))
+    assert parse_filter("!lint") == RowFilter(("lint",), frozenset({"running"}))
+
+
 def test_gates_explain_why(view: SupervisorView) -> None:
     running = by_title(view, "Compile")
     assert unavailable("settle", running, connected=True) == (
