@@ -63,10 +63,15 @@ def normalize_url(url: str) -> str:
     text = url.strip()
     if "://" not in text:
         text = "http://" + text
-    parts = urlsplit(text)
+    refused = TargetError(f"not a server URL: {url!r} (expected http://HOST:PORT)")
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number or too large
+    except ValueError:
+        raise refused from None
     scheme = {"ws": "http", "wss": "https"}.get(parts.scheme, parts.scheme)
     if scheme not in ("http", "https") or not parts.netloc:
-        raise TargetError(f"not a server URL: {url!r} (expected http://HOST:PORT)")
+        raise refused
     path = parts.path.rstrip("/")
     if path.endswith("/ws"):
         path = path[: -len("/ws")]
@@ -86,7 +91,7 @@ def resolve_target(
     """Flags win over `T3TUI_*`, which win over `T3CODE_*`; raises `TargetError` if either is missing."""
     values = os.environ if env is None else env
     raw_url = url or _first(values, URL_ENV)
-    raw_token = token or _first(values, TOKEN_ENV)
+    raw_token = (token or _first(values, TOKEN_ENV) or "").strip()
     missing = []
     if not raw_url:
         missing.append("a server URL (--url, T3TUI_URL or T3CODE_URL)")
@@ -94,5 +99,9 @@ def resolve_target(
         missing.append("a token (--token, T3TUI_TOKEN or T3CODE_TOKEN)")
     if missing:
         raise TargetError("no server given: need " + " and ".join(missing))
-    assert raw_url is not None and raw_token is not None
-    return Target(base_url=normalize_url(raw_url), token=Secret(raw_token.strip()))
+    assert raw_url is not None
+    if not raw_token.isascii() or not raw_token.isprintable():
+        # An HTTP header cannot carry it; say so now rather than retry a request that cannot
+        # be sent. The token itself is never quoted.
+        raise TargetError("the token has characters an HTTP header cannot carry")
+    return Target(base_url=normalize_url(raw_url), token=Secret(raw_token))

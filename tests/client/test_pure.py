@@ -122,3 +122,17 @@ def test_a_lost_socket_or_an_interrupt_leaves_the_outcome_unknown() -> None:
 
 def test_command_ids_are_fresh() -> None:
     assert len({new_command_id() for _ in range(100)}) == 100
+
+
+@pytest.mark.parametrize("raw", ["http://[::1", "http://h:abc", "http://h:99999"])
+def test_an_unparsable_url_or_port_is_refused_clearly(raw: str) -> None:
+    with pytest.raises(TargetError, match="not a server URL"):
+        resolve_target(raw, "tok", {})
+
+
+@pytest.mark.parametrize("token", ["  ", "t\u00f8k", "a\x00b"])
+def test_a_token_no_header_can_carry_is_refused_without_quoting_it(token: str) -> None:
+    with pytest.raises(TargetError) as info:
+        resolve_target("h:1", token, {})
+    assert token.strip() == "" or token not in str(info.value)
+    assert resolve_target("h:1", " tok\n", {}).token == Secret("tok")
