@@ -203,6 +203,11 @@ class Session:
                 reason = str(exc)
             except (OSError, TimeoutError) as exc:
                 reason = describe(exc)
+            except Exception as exc:
+                # Not a network failure we know how to retry (e.g. httpx.InvalidURL): end
+                # Failed with the reason, so no one waits on a session that died.
+                self.state.set(Failed(describe(exc)))
+                raise
             if self._stopping:
                 break
             self.sink.mark_stale()

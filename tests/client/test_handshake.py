@@ -5,10 +5,16 @@ A small real HTTP/websocket server (`tests/client/fake_server.py`) plays the T3 
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from t3tui.client.errors import AuthenticationNeeded, ConnectError, ProtocolMismatch
 from t3tui.client.handshake import open_socket
+from t3tui.client.secret import Secret, Target
+from t3tui.client.session import Session
+from t3tui.client.state import Failed
+from t3tui.model import Supervisor
 from tests.client.fake_server import TOKEN, FakeServer, fake
 
 
@@ -76,3 +82,16 @@ async def test_nothing_listening_is_a_retryable_connect_error() -> None:
         dead = target
     with pytest.raises(ConnectError, match="cannot reach"):
         await open_socket(dead, open_timeout=2)
+
+
+async def test_an_unexpected_connect_error_ends_the_session_failed_with_its_reason() -> None:
+    # A Target built in code skips normalize_url; httpx then raises InvalidURL, which is not
+    # one of the errors the session retries. It must still end Failed, not die silently.
+    session = Session(Target("http://127.0.0.1:abc", Secret("x")), Supervisor())
+    runner = asyncio.create_task(session.run())
+    try:
+        state = await session.wait_synchronized(5)
+        assert isinstance(state, Failed) and "port" in state.reason
+    finally:
+        await session.stop()
+        await asyncio.gather(runner, return_exceptions=True)
