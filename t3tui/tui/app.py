@@ -235,13 +235,18 @@ class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
             event.input.remove_class("-invalid")
             event.input.tooltip = None
         except FilterError as exc:
+            # Marked, not announced: "state:" is on the way to "state:idle" (enter says why).
             event.input.add_class("-invalid")
             event.input.tooltip = Text(str(exc))
-            self.notify(str(exc), title="filter", severity="warning", markup=False)
         self.redraw()
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self, event: Input.Submitted) -> None:
+        try:
+            parse_filter(event.value)
+        except FilterError as exc:
+            self.notify(str(exc), title="filter", severity="warning", markup=False)
+            return
         if not event.value.strip():
             event.input.add_class("-hidden")
         tree = self.tree

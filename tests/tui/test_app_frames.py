@@ -337,3 +337,24 @@ async def test_a_short_terminal_starts_with_the_timeline_hidden_and_t_shows_it()
     async with app.run_test(size=(200, 50)) as pilot:
         await settled(pilot)
         assert not app.query_one(TimelineView).has_class("-off")
+
+
+async def test_filter_warns_once_on_enter_not_per_keystroke() -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+
+        def warnings() -> list[str]:
+            return [n.message for n in app._notifications if n.title == "filter"]
+
+        # "state:" .. "state:idl" are unknown states on the way to "state:idle": no toasts
+        await pilot.press("slash", *"state:idle")
+        assert app.row_filter.states == frozenset({"idle"})
+        assert warnings() == []
+        await pilot.press("enter", "slash", *" state:sleepy")
+        assert warnings() == []
+        assert "-invalid" in app.query_one("#filter").classes
+        await pilot.press("enter")
+        await until(lambda: warnings())
+        assert len(warnings()) == 1 and warnings()[0].startswith("unknown state 'sleepy'")
+        assert app.focused is app.query_one("#filter")  # still there to be corrected
