@@ -15,8 +15,9 @@ from typing import Any
 
 from rich.text import Text
 
+from t3tui.client.errors import ClientError
 from t3tui.client.session import Session, StreamUpdate
-from t3tui.client.state import ConnectionState, Live, Reconnecting
+from t3tui.client.state import ConnectionState, Failed, Live, Reconnecting
 from t3tui.headless.common import (
     add_server_arguments,
     now,
@@ -127,7 +128,12 @@ async def watch(session: Session, supervisor: Supervisor, printer: Printer) -> N
     try:
         while True:
             wake.clear()
-            if isinstance(session.state.value, Live):
+            state = session.state.value
+            if isinstance(state, Failed):
+                # The session gave up (e.g. the token was refused after a restart): nothing
+                # more will arrive, so end with exit 2 instead of watching a dead connection.
+                raise ClientError(state.reason)
+            if isinstance(state, Live):
                 view = supervisor.view(now())
                 for change in changes(previous, view):
                     printer.change(change)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import os
@@ -12,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from t3tui.backend.auth import generate_token
+from t3tui.backend.server import BackendOptions, open_backend
 from t3tui.backend.testing import RunningBackend, running_backend, wait_until
 from tests.headless.cli import cli, server_args
 
@@ -174,3 +177,32 @@ async def test_checkin_on_a_busy_thread_without_queueing_is_busy(backend) -> Non
     assert result.code == 1, result
     assert result.json()["verdict"] == "busy"
     assert len(backend.engine.projection(thread).runs) == 1  # nothing was sent
+
+
+async def test_watch_ends_with_exit_2_when_the_restarted_server_refuses_the_token(
+    tmp_path: Any,
+) -> None:
+    options = BackendOptions(data_dir=tmp_path, token=generate_token(), port=0)
+    async with open_backend(options) as first:
+        port, url, token = first.port, first.url, first.token
+        env = dict(os.environ, T3TUI_URL=url, T3TUI_TOKEN=token)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "t3tui", "watch", "--ndjson",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        first_line = json.loads(await asyncio.wait_for(proc.stdout.readline(), 15))
+        assert first_line["state"] == "live"
+    # Same port, new token: the reconnect is refused for good.
+    renewed = dataclasses.replace(options, port=port, token=generate_token())
+    try:
+        async with open_backend(renewed):
+            code = await asyncio.wait_for(proc.wait(), 20)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    err = (await proc.stderr.read()).decode()
+    assert code == 2, err
+    assert err.startswith("t3tui: authentication needed") and len(err.splitlines()) == 1
+    assert token not in err and renewed.token not in err
