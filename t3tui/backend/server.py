@@ -256,8 +256,14 @@ async def open_backend(options: BackendOptions) -> AsyncIterator[RunningBackend]
     except OSError as error:
         raise ValueError(f"cannot use data dir {options.data_dir}: {error.strerror}") from None
     engine = build_engine(options)
-    await engine.start()
     try:
+        try:
+            await engine.start()
+        except OSError as error:  # its workspace: not a port problem, and the store must close
+            where = f"{error.filename}: " if error.filename else ""
+            raise ValueError(
+                f"cannot use data dir {options.data_dir}: {where}{error.strerror or error}"
+            ) from None
         auth = Authenticator(options.token, clock=options.clock)
         server = BackendServer(
             engine, auth, data_dir=options.data_dir, host=options.host, port=options.port

@@ -151,3 +151,18 @@ def test_shutdown_closes_connected_clients_with_going_away():
                 ws.recv(timeout=30)
             assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
         assert backend.wait(30) == 0
+
+
+async def test_an_unusable_workspace_is_a_data_dir_error_and_leaks_no_store(tmp_path):
+    from t3tui.backend.server import BackendOptions, open_backend
+
+    (tmp_path / "workspace").write_text("a file where the agents' workspace goes")
+    options = BackendOptions(data_dir=tmp_path, token="t", port=0)
+    # It used to escape as an OSError, which `serve` reported as "cannot listen on ...".
+    with pytest.raises(ValueError, match=r"cannot use data dir .*workspace"):
+        async with open_backend(options):
+            pass
+    fd_dir = "/proc/self/fd"
+    open_files = [os.readlink(f"{fd_dir}/{fd}") for fd in os.listdir(fd_dir)
+                  if os.path.islink(f"{fd_dir}/{fd}")]
+    assert not [p for p in open_files if p.startswith(str(tmp_path))]
