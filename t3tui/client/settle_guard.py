@@ -71,12 +71,21 @@ async def fetch_projection(session: Session, thread_id: str) -> ThreadProjection
 async def settle_risks(
     session: Session, thread_id: str, descendants: Iterable[str]
 ) -> list[SharedSession]:
-    """The unsettled `descendants` that share a detachable provider session with the thread."""
+    """The unsettled `descendants` that share a detachable provider session with the thread.
+
+    Raises `ClientError` when a projection cannot be read: a guard that cannot look must not
+    answer "no risk".
+    """
     ids = list(descendants)
-    fetched = await asyncio.gather(*(fetch_projection(session, t) for t in [thread_id, *ids]))
-    parent, children = fetched[0], fetched[1:]
-    if parent is None or not ids:
+    if not ids:
         return []
-    return shared_sessions(
-        parent, {t: p for t, p in zip(ids, children, strict=True) if p is not None}
-    )
+    wanted = [thread_id, *ids]
+    fetched = await asyncio.gather(*(fetch_projection(session, t) for t in wanted))
+    unread = [t for t, p in zip(wanted, fetched, strict=True) if p is None]
+    if unread:
+        raise ClientError(
+            "cannot check which children share the provider session: the server gave no "
+            f"projection of {', '.join(unread[:3])}"
+        )
+    parent, *children = (p for p in fetched if p is not None)
+    return shared_sessions(parent, dict(zip(ids, children, strict=True)))

@@ -1,11 +1,21 @@
-"""Pure helpers: the settle guard's shared-session rule and duplicate dropping by sequence."""
+"""The settle guard's shared-session rule (pure, and failing closed against the reference
+backend) and duplicate dropping by sequence."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
+import pytest
+
+from t3tui.backend.testing import RunningBackend
+from t3tui.client.errors import ClientError
 from t3tui.client.items import is_duplicate
-from t3tui.client.settle_guard import SharedSession, shared_sessions
+from t3tui.client.secret import Secret, Target
+from t3tui.client.session import Session
+from t3tui.client.settle_guard import SharedSession, settle_risks, shared_sessions
+from t3tui.client.state import Live
+from t3tui.model import Supervisor
 from t3tui.protocol.projection import ThreadProjection
 from t3tui.protocol.stream import decode_shell_item, decode_thread_item
 
@@ -49,3 +59,18 @@ def test_items_at_or_below_the_cursor_are_duplicates_snapshots_never() -> None:
     snapshot = decode_thread_item({"kind": "snapshot", "snapshotSequence": 5, "projection": {}})
     assert not is_duplicate(snapshot, 100)  # a reset after a restored database
     assert not is_duplicate(decode_thread_item({"kind": "synchronized"}), 100)
+
+
+async def test_the_settle_guard_fails_closed_when_a_projection_cannot_be_read(
+    backend: RunningBackend,
+) -> None:
+    session = Session(Target(backend.url, Secret(backend.token)), Supervisor())
+    runner = asyncio.create_task(session.run())
+    try:
+        assert isinstance(await session.wait_synchronized(10), Live)
+        assert await settle_risks(session, "no-such-parent", []) == []  # nothing to look at
+        with pytest.raises(ClientError, match="no projection of no-such-parent, no-such-child"):
+            await settle_risks(session, "no-such-parent", ["no-such-child"])
+    finally:
+        await session.stop()
+        await asyncio.gather(runner, return_exceptions=True)
