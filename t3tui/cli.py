@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -46,14 +47,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# What a shell reports for a command killed by SIGPIPE (128 + 13).
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    module = SUBCOMMANDS.get(args.command or "", APP_MODULE)
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        module = SUBCOMMANDS.get(args.command or "", APP_MODULE)
         return int(importlib.import_module(module).run(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # `t3tui status | head`: the reader left. Point stdout at /dev/null so the flush at
+        # exit does not fail again, and end quietly, as a SIGPIPE'd command would.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

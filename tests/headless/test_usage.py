@@ -1,11 +1,16 @@
-"""Headless CLI usage errors: missing server, bad flags, unreachable server. No tracebacks."""
+"""Headless CLI usage errors: missing server, bad flags, unreachable server, a closed pipe.
+No tracebacks."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import socket
+import sys
 
 import pytest
 
+from t3tui.backend.testing import RunningBackend
 from t3tui.cli import build_parser, main
 
 SUBCOMMANDS = (["status"], ["watch"], ["checkin", "t"], ["settle", "t"], ["interrupt", "t"])
@@ -52,3 +57,18 @@ def test_an_unreachable_server_is_one_line_and_exit_2(capsys: pytest.CaptureFixt
     err = capsys.readouterr().err
     assert err.startswith("t3tui: no connection within 0.5s: cannot reach")
     assert "secret-xyz" not in err and "Traceback" not in err
+
+
+async def test_a_reader_that_left_the_pipe_gets_no_traceback(backend: RunningBackend) -> None:
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # `t3tui ... | head` once head has exited
+    env = dict(os.environ, T3TUI_URL=backend.url, T3TUI_TOKEN=backend.token)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "t3tui", "status", "--json",
+            stdout=write_end, stderr=asyncio.subprocess.PIPE, env=env,
+        )
+    finally:
+        os.close(write_end)
+    _, err = await asyncio.wait_for(proc.communicate(), 30)
+    assert (proc.returncode, err.decode()) == (141, "")
