@@ -67,9 +67,10 @@ async def checkin(on: OnThread, out: Console, args: argparse.Namespace) -> int:
     else:
         line = Text().append(verdict.verdict, style="bold green" if answered else "bold red")
         if verdict.latency_s is not None:
-            line.append(f" in {verdict.latency_s:.1f}s")
+            line.append(f" in {verdict.latency_s:.3g}s")
         line.append(" · ").append(title_of(row, row.id))
-        if verdict.reason:
+        # An answer's reason only repeats its latency; the others say why.
+        if verdict.reason and not answered:
             line.append(": ").append(verdict.reason)
         out.print(line)
         for finding in findings:

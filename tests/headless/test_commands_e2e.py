@@ -168,6 +168,7 @@ async def test_checkin_on_a_lone_thread_is_answered_with_latency(backend) -> Non
     result = await cli("checkin", thread, "--timeout", "10", *server_args(backend))
     assert result.code == 0, result
     assert result.out.startswith("answered in ")
+    assert result.out.count("answered") == 1 and "in 0.0s" not in result.out
 
 
 async def test_checkin_on_a_busy_thread_without_queueing_is_busy(backend) -> None:
