@@ -30,8 +30,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from t3tui.tui.keys import BY_ID
+from t3tui.tui.keys import ACTIONS, BY_ID
 
+# Keys bound outside the action table (see the help screen): an action there would never run.
+FIXED_KEYS = {"j": "the tree", "k": "the tree", "up": "the tree", "down": "the tree",
+              "space": "the tree", "escape": "dialogs and the filter",
+              "ctrl+p": "the command palette"}
 NOTIFY_EVENTS = frozenset({"stuck", "needs-input", "finished"})
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -213,4 +217,18 @@ def load_config(
     if file.is_file():
         cfg = _from_file(cfg, file)
     cfg = _from_env(cfg, values)
-    return _from_flags(cfg, flags or {})
+    cfg = _from_flags(cfg, flags or {})
+    _check_clashes(cfg.keys)
+    return cfg
+
+
+def _check_clashes(keys: Mapping[str, str]) -> None:
+    """One key, one action: a clash silently loses one of them (and its footer entry)."""
+    owner: dict[str, str] = {}
+    for spec in ACTIONS:
+        for key in keys.get(spec.id, spec.key).split(","):
+            if key in FIXED_KEYS:
+                raise ConfigError(f"keys: {key!r} is taken by {FIXED_KEYS[key]} ({spec.id})")
+            if key in owner:
+                raise ConfigError(f"keys: {key!r} would run both {owner[key]} and {spec.id}")
+            owner[key] = spec.id

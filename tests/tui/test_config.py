@@ -68,3 +68,20 @@ def test_bad_env_and_flags(tmp_path: Path) -> None:
         load_config(env={"HOME": str(tmp_path), "T3TUI_KEYS": "settle"})
     with pytest.raises(ConfigError, match="--key: unknown action 'fly'"):
         load_config(env={"HOME": str(tmp_path)}, flags={"keys": ["fly=f"]})
+
+
+@pytest.mark.parametrize(("keys", "message"), [
+    (["settle=q"], "'q' would run both settle and quit"),
+    (["settle=x", "checkin=x"], "'x' would run both settle and checkin"),
+    (["settle=S|j"], "'j' is taken by the tree"),
+])
+def test_a_key_given_to_two_actions_is_an_error(tmp_path: Path, keys: list[str],
+                                                message: str) -> None:
+    # `settle=q` used to take q from Quit without a word: the footer lost "q Quit".
+    with pytest.raises(ConfigError, match=message):
+        load_config(env={"HOME": str(tmp_path)}, flags={"keys": keys})
+
+
+def test_swapping_two_keys_is_fine(tmp_path: Path) -> None:
+    cfg = load_config(env={"HOME": str(tmp_path)}, flags={"keys": ["settle=c", "checkin=s"]})
+    assert cfg.keys == {"settle": "c", "checkin": "s"}
