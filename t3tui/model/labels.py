@@ -113,13 +113,15 @@ def middle_truncate(text: str, width: int) -> str:
 
 def short_id(thread_id: str, width: int = SHORT_ID_WIDTH) -> str:
     """What to print for a thread id: a delegated child's clientRequestId (decoded from the
-    id), else the id, truncated in the middle when longer than `width`."""
-    return middle_truncate(client_request_id(thread_id) or thread_id, width)
+    id), else the id, truncated in the middle when longer than `width`. The clientRequestId
+    is the agent's own text, so it is `one_line`d like any agent text."""
+    return middle_truncate(one_line(client_request_id(thread_id) or thread_id), width)
 
 
 def matches_short(thread_id: str, text: str) -> bool:
     """True when `text` is what `short_id` prints for `thread_id` (any width)."""
     crid = client_request_id(thread_id)
+    crid = one_line(crid) if crid else None
     if text in (thread_id, crid):
         return True
     head, mark, tail = text.partition(ELLIPSIS)
@@ -163,7 +165,7 @@ def evidence_value(value: Any, width: int = 32) -> str:
     its UTC clock, anything long cut in the middle."""
     if isinstance(value, str):
         if (crid := client_request_id(value)) is not None:
-            return crid
+            return one_line(crid)
         if len(value) >= 20 and value[4:5] == "-" and value[10:11] == "T":
             try:
                 return clock(datetime.fromisoformat(value.replace("Z", "+00:00")))

@@ -18,7 +18,7 @@ from t3tui.headless.common import CommandError, find_thread
 from t3tui.headless.render import Column, finding_lines, fit, print_lines, report, tree_guides
 from t3tui.headless.watch import Printer
 from t3tui.model import Change, Finding, Supervisor, SupervisorView
-from t3tui.model.labels import reason_detail, short_id
+from t3tui.model.labels import evidence_value, reason_detail, short_id
 from tests.model.factory import at, shell_row, task_ids
 
 NOW = at(200)
@@ -175,3 +175,22 @@ def test_findings_follow_the_table_with_rule_reason_and_evidence() -> None:
         "  pairs: previousTaskId=review-a · nextTaskId=review-b · nextArrivedAt=12:01:40 · "
         "gapSeconds=0.5",
     ]
+
+
+def test_an_agent_chosen_client_request_id_cannot_drive_the_terminal() -> None:
+    # The id encodes the agent's clientRequestId percent-encoded; printing decodes it.
+    _, child = task_ids("rev\x1b[2J\x1b]0;owned\x07\nfake row")
+    sup = Supervisor()
+    sup.apply_shell({"kind": "snapshot", "snapshot": {
+        "snapshotSequence": 1, "projects": [], "archivedThreads": [], "threads": [
+            shell_row("p", "Parent", 0), shell_row(child, "Child", 1, parent="p")]}})
+    sup.apply_shell({"kind": "synchronized"})
+    v = sup.view(NOW)
+    shown = short_id(child)
+    assert shown.isprintable() and "fake row" in shown
+    assert evidence_value(child).isprintable()
+    buffer = io.StringIO()
+    out = Console(file=buffer, width=200, color_system=None, highlight=False, emoji=False)
+    print_lines(out, report(out, v))
+    assert "\x1b" not in buffer.getvalue() and len(buffer.getvalue().splitlines()) == 5
+    assert find_thread(v, shown).id == child
