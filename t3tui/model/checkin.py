@@ -118,14 +118,18 @@ def checkin_verdict(
     anchor = ts(ours.get("createdAt")) if ours else None
     start = anchor or checkin.sent_at
     answers = []
-    for msg in msgs:
-        created = ts(msg.get("createdAt"))
-        if msg.get("role") == "assistant" and created and created >= start and _contains(msg.get("text"), checkin.expect):
-            answers.append(created)
-    seen = latest_visible or {}
-    seen_at = ts(seen.get("updatedAt"))
-    if seen.get("role") == "assistant" and seen_at and seen_at >= start and _contains(seen.get("text"), checkin.expect):
-        answers.append(seen_at)
+    # The thread's messages arrive in order, so while they are shown without ours, any answer
+    # in them (or in the shell preview) predates our question. Comparing it with our own
+    # clock instead would take an earlier check-in's reply from a server whose clock is ahead.
+    if ours is not None or not msgs:
+        for msg in msgs:
+            created = ts(msg.get("createdAt"))
+            if msg.get("role") == "assistant" and created and created >= start and _contains(msg.get("text"), checkin.expect):
+                answers.append(created)
+        seen = latest_visible or {}
+        seen_at = ts(seen.get("updatedAt"))
+        if seen.get("role") == "assistant" and seen_at and seen_at >= start and _contains(seen.get("text"), checkin.expect):
+            answers.append(seen_at)
     if answers:
         at = min(answers)
         latency = round((at - start).total_seconds(), 3)

@@ -156,3 +156,24 @@ def test_an_answer_wins_over_the_run_ending():
     assert sup.row(CHILD, at(133)).run_status == "completed"
     verdict = sup.checkin_verdict(CHILD, at(133))
     assert verdict.verdict == "answered" and verdict.latency_s == 2.0
+
+
+def test_an_earlier_reply_is_not_the_answer_when_the_server_clock_is_ahead():
+    from t3tui.model.checkin import CheckIn, checkin_verdict
+    from tests.model.factory import iso
+
+    # Server clock 5 s ahead of ours: the previous check-in's PONG (server 103) is "after"
+    # our send (our 100), but it came before our question reached the thread.
+    checkin = CheckIn("t", "Reply exactly PONG", "PONG", at(100), at(200), "m-new", "c-new")
+
+    def msg(mid, role, text, t):
+        return {"id": mid, "role": role, "text": text, "createdAt": iso(t)}
+
+    earlier = [msg("m-old", "user", "Reply exactly PONG", 96), msg("a-old", "assistant", "PONG", 103)]
+    preview = {"id": "a-old", "role": "assistant", "text": "PONG", "updatedAt": iso(103)}
+    verdict = checkin_verdict(checkin, now=at(101), messages=earlier, latest_visible=preview)
+    assert verdict.verdict == "pending"
+    answered = [*earlier, msg("m-new", "user", "Reply exactly PONG", 105),
+                msg("a-new", "assistant", "PONG", 107)]
+    verdict = checkin_verdict(checkin, now=at(103), messages=answered, latest_visible=preview)
+    assert (verdict.verdict, verdict.latency_s) == ("answered", 2.0)
