@@ -188,6 +188,9 @@ def run_async(main: Callable[[], Awaitable[int]]) -> int:
 def find_thread(view: SupervisorView, text: str) -> ThreadRow:
     """A thread by exact id, then unique id prefix, unique exact title, unique short id (what
     `status` prints: a child's clientRequestId, or an id cut in the middle)."""
+    if not text.strip():
+        # An empty prefix would match every thread: `settle ""` must not pick one.
+        raise CommandError("no THREAD given: name a thread by id, prefix, short id or title")
     row = view.row(text)
     if row is not None:
         return row

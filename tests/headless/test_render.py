@@ -194,3 +194,13 @@ def test_an_agent_chosen_client_request_id_cannot_drive_the_terminal() -> None:
     print_lines(out, report(out, v))
     assert "\x1b" not in buffer.getvalue() and len(buffer.getvalue().splitlines()) == 5
     assert find_thread(v, shown).id == child
+
+
+def test_an_empty_thread_argument_names_no_thread() -> None:
+    sup = Supervisor()
+    sup.apply_shell({"kind": "snapshot", "snapshot": {
+        "snapshotSequence": 1, "projects": [], "archivedThreads": [],
+        "threads": [shell_row("only", "", 0)]}})
+    for text in ("", "  "):
+        with pytest.raises(CommandError, match="no THREAD given"):
+            find_thread(sup.view(NOW), text)
