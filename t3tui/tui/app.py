@@ -14,6 +14,7 @@ import contextlib
 import signal
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from rich.text import Text
 from textual import events, on, work
@@ -33,6 +34,7 @@ from t3tui.tui.actions import ActionsMixin
 from t3tui.tui.config import TuiConfig
 from t3tui.tui.filters import FilterError, RowFilter, parse_filter
 from t3tui.tui.keys import ACTIONS, bindings
+from t3tui.tui.labels import safe_str
 from t3tui.tui.liveview import Throttle
 from t3tui.tui.messages import (
     ActionStatus,
@@ -149,6 +151,10 @@ class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
         if self.tick:
             self.set_interval(self.tick, self._on_tick, name="tick")
         self.refresh_view()
+
+    def notify(self, message: str, *, title: str = "", **options: Any) -> None:
+        """Every toast: agent and server text without terminal escapes."""
+        super().notify(safe_str(message), title=safe_str(title), **options)
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)

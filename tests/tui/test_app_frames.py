@@ -358,3 +358,28 @@ async def test_filter_warns_once_on_enter_not_per_keystroke() -> None:
         await until(lambda: warnings())
         assert len(warnings()) == 1 and warnings()[0].startswith("unknown state 'sleepy'")
         assert app.focused is app.query_one("#filter")  # still there to be corrected
+
+
+async def test_agent_escape_sequences_never_reach_the_terminal() -> None:
+    # Rich passes ESC through: a title like this used to set the terminal's window title
+    # and move the cursor over the tree.
+    evil = "Evil\x1b]2;PWNED\x07 \x1b[31mred\x1b[0m\x1b[5;1Hmoved\x9b2J"
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        row = f.shell_row("thread-evil", evil, -10, status="completed", run="run-x",
+                          requested=-10, started=-10, completed=-5, updated=-5)
+        app.source.supervisor.apply_shell(
+            {"kind": "thread.updated", "sequence": 99999, "location": "active", "thread": row})
+        app.refresh_view()
+        tree = tree_of(app)
+        await until(lambda: "thread-evil" in tree.nodes)
+        await select(pilot, "thread-evil")
+        app.notify(evil, title=evil)
+        await pilot.pause()
+        label = tree.nodes["thread-evil"].label.plain
+        detail = app.query_one("#detail", Static).render()
+        toast = next(n for n in app._notifications if n.message.startswith("Evil"))
+        for shown in (label, str(detail), toast.message, toast.title):
+            assert "Evil2;PWNED red" in shown and "moved2J" in shown, shown
+            assert not any(ch in shown for ch in "\x1b\x07\x9b"), repr(shown)

@@ -7,13 +7,22 @@ from datetime import timedelta
 
 import pytest
 from rich.style import Style
+from rich.text import Text
 
 from t3tui.model import Change, SupervisorView
 from t3tui.tui.detail import evidence_lines, reason_text, render_detail
 from t3tui.tui.filters import FilterError, RowFilter, parse_filter, visible_ids
 from t3tui.tui.frames import FrameSource, load_frames
 from t3tui.tui.gates import interrupt_choices, unavailable
-from t3tui.tui.labels import STATE_LOOK, RowStyles, counts_text, duration, row_label
+from t3tui.tui.labels import (
+    STATE_LOOK,
+    RowStyles,
+    counts_text,
+    duration,
+    row_label,
+    safe_str,
+    screen_safe,
+)
 from t3tui.tui.notify import grouped, notices
 from t3tui.tui.screenshots import NEEDS_INPUT_CHILD, NOW, ORCHESTRATOR, REVIEW, STUCK_CHILD
 from t3tui.tui.timeline import bars, render_timeline, runs_at_once, waits_at_once
@@ -199,3 +208,15 @@ def test_transcripts_follow_snapshots_and_events(showcase: FrameSource) -> None:
     texts = [m.text for m in transcript.ordered_messages()]
     assert texts[-2:] == ["READY", "Reply exactly PONG"]
     assert [r.status for r in transcript.ordered_runs()] == ["completed", "running"]
+
+
+def test_screen_safe_drops_escapes_and_keeps_styles() -> None:
+    text = Text("ok ")
+    text.append("\x1b[31mred\x1b[0m", style="bold")
+    text.append("\x1b]2;title\nnext\tcol\x00\x9b")
+    safe = screen_safe(text)
+    assert safe.plain == "ok red2;title\nnext\tcol"
+    assert [(s.start, s.end, s.style) for s in safe.spans] == [(3, 6, "bold")]
+    plain = Text("nothing to drop\n")
+    assert screen_safe(plain) is plain
+    assert safe_str("a\x1b[5;1Hb\x07c") == "abc"

@@ -14,7 +14,7 @@ from textual.widgets import Static
 from t3tui.client.state import ConnectionState, Failed, Live, Reconnecting
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.tui.detail import render_detail
-from t3tui.tui.labels import clock
+from t3tui.tui.labels import clock, screen_safe
 from t3tui.tui.messages import ActionStatus
 from t3tui.tui.timeline import Bar, bars, render_timeline, timeline_parent
 from t3tui.tui.transcripts import TranscriptStore
@@ -30,6 +30,7 @@ class StyledStatic(RowStyled, Static):
     def set_text(self, text: Text) -> bool:
         """Show `text` unless it is what is shown already (the app refreshes panes many times
         a second; an update costs a layout). True when it changed."""
+        text = screen_safe(text)  # agent and server text: never a terminal escape
         key = (text.plain, text.spans, text.style)
         if key == self._shown:
             return False
@@ -131,4 +132,4 @@ class Banner(Static):
         self.set_class(isinstance(state, Failed), "-failed")
         if text != self._text:
             self._text = text
-            self.update(Text(text or ""))
+            self.update(screen_safe(Text(text or "")))

@@ -17,7 +17,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.tui.labels import RowStyles, age, row_label
+from t3tui.tui.labels import RowStyles, age, row_label, screen_safe
 from t3tui.tui.widgets.row_styles import ROW_COMPONENTS, RowStyled
 
 
@@ -141,7 +141,7 @@ class ThreadTree(RowStyled, Tree[str]):
             return None
         self._drawn[row.id] = drawn
         styles, stale, compact = look
-        return row_label(row, now, styles, stale=stale, compact=compact)
+        return screen_safe(row_label(row, now, styles, stale=stale, compact=compact))
 
     def _relabel(self, node: TreeNode[str], row: ThreadRow, label: Text) -> None:
         if self._labels.get(row.id) != label:
