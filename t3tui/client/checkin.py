@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from t3tui.client.errors import ClientError
-from t3tui.client.outcome import Rejected, new_command_id
+from t3tui.client.outcome import Rejected, Unknown, new_command_id
 from t3tui.client.session import Session
 from t3tui.model.checkin import CheckInVerdict, plan_checkin
 
@@ -74,6 +74,9 @@ async def run_checkin(
         verdict = await session.wait_until(decided, max(remaining, 0.0) + GRACE_S)
         if verdict is None:
             raise ClientError(f"no check-in verdict for {thread_id} after its deadline")
+        if verdict.verdict == "unanswered" and isinstance(outcome, Unknown):
+            # The question may never have reached the thread: not the agent's silence.
+            raise ClientError(f"the check-in may not have reached the thread: {outcome.reason}")
         return verdict
     finally:
         if opened_here:

@@ -17,7 +17,8 @@ from t3tui.backend.auth import generate_token
 from t3tui.backend.server import BackendOptions, RunningBackend, open_backend
 from t3tui.backend.testing import running_backend, wait_until
 from t3tui.client.backoff import Backoff
-from t3tui.client.errors import ConnectionLost
+from t3tui.client.checkin import run_checkin
+from t3tui.client.errors import ClientError, ConnectionLost
 from t3tui.client.outcome import Accepted, Unknown, new_command_id
 from t3tui.client.secret import Secret, Target
 from t3tui.client.session import Session
@@ -182,3 +183,15 @@ async def test_a_defect_fails_the_request_and_the_session_reconnects(
 async def backend_004() -> AsyncIterator[RunningBackend]:
     async with running_backend(scenario="settle-unsubscribe") as started:
         yield started
+
+
+async def test_a_checkin_never_delivered_is_outcome_unknown_not_unanswered() -> None:
+    sup = Supervisor()
+    async with running_backend(scenario="settle-unsubscribe") as backend:
+        session, task = start(backend, sup)
+        assert isinstance(await session.wait_synchronized(10), Live)
+    try:  # the server is gone for the whole check-in window
+        with pytest.raises(ClientError, match="the check-in may not have reached the thread: not connected"):
+            await run_checkin(session, PARENT, timeout_s=1)
+    finally:
+        await stop(session, task)
