@@ -72,3 +72,10 @@ async def test_a_reader_that_left_the_pipe_gets_no_traceback(backend: RunningBac
         os.close(write_end)
     _, err = await asyncio.wait_for(proc.communicate(), 30)
     assert (proc.returncode, err.decode()) == (141, "")
+
+
+
+def test_every_subcommand_registers() -> None:
+    parser = build_parser()
+    for argv in (["serve"], *SUBCOMMANDS):
+        assert parser.parse_args(argv).command == argv[0]
