@@ -150,6 +150,10 @@ class BackendProcess:
                 self.url = line.removeprefix(LISTENING_PREFIX).strip()
         return self
 
+    def poll(self) -> int | None:
+        """The server's exit code, or None while it runs (or before `start()`)."""
+        return self._proc.poll() if self._proc is not None else None
+
     def send_signal(self, signum: int) -> None:
         """Deliver a signal to the server (SIGINT and SIGTERM both shut it down cleanly)."""
         if self._proc is not None and self._proc.poll() is None:

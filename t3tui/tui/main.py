@@ -66,7 +66,8 @@ def run_app(args: argparse.Namespace) -> int:
                 backend, target = _start_demo(args.scenario)
                 if backend is None:
                     return EXIT_ERROR
-                source = LiveSource(target, label=f"demo {target.base_url}")
+                source = LiveSource(target, label=f"demo {target.base_url}",
+                                    backend_exit=backend.poll)
         from t3tui.tui.app import SupervisorApp
 
         app = SupervisorApp(source, config=config, handle_signals=True)

@@ -8,6 +8,7 @@ the few I/O operations the actions need. `LiveSource` wraps the client's `Sessio
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, Protocol, TypeVar
@@ -23,11 +24,12 @@ from t3tui.client.settle_guard import (
     fetch_projection,
     settle_risks,
 )
-from t3tui.client.state import ConnectionState, Observable
+from t3tui.client.state import ConnectionState, Failed, Observable
 from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor
 from t3tui.tui.transcripts import TranscriptStore
 
 T = TypeVar("T")
+BACKEND_POLL_S = 0.5  # how often an embedded backend is checked for life
 Clock = Callable[[], datetime]
 
 
@@ -100,8 +102,12 @@ class LiveSource:
         label: str | None = None,
         backoff: Backoff | None = None,
         ping_interval: float = 5.0,
+        backend_exit: Callable[[], int | None] | None = None,
     ) -> None:
+        """`backend_exit`: the exit code of a backend this process started (None while it
+        runs); once it has one, retrying cannot help, so the source ends and says so."""
         self.label = label or target.base_url
+        self._backend_exit = backend_exit
         self.supervisor = Supervisor(config=config)
         self.transcripts = TranscriptStore()
         self._session = Session(
@@ -113,7 +119,25 @@ class LiveSource:
         self.state = self._session.state
 
     async def run(self) -> None:
-        await self._session.run()
+        if self._backend_exit is None:
+            await self._session.run()
+            return
+        session = asyncio.create_task(self._session.run())
+        try:
+            while not session.done():
+                code = self._backend_exit()
+                if code is not None:
+                    await self._session.stop()
+                    await asyncio.wait({session})
+                    # last, so that it replaces the session's own Failed("stopped")
+                    self.state.set(Failed(f"the demo backend exited (code {code})"))
+                    return
+                await asyncio.wait({session}, timeout=BACKEND_POLL_S)
+            await session
+        finally:
+            if not session.done():  # cancelled: the app is closing
+                await self._session.stop()
+                session.cancel()
 
     async def stop(self) -> None:
         await self._session.stop()

@@ -117,3 +117,22 @@ def test_demo_stops_its_backend_on_sigterm(home: Path) -> None:
 @pytest.mark.e2e
 def test_demo_backend_exits_when_t3tui_is_killed(home: Path) -> None:
     _demo_then(home, "kill")
+
+
+@pytest.mark.e2e
+def test_a_dead_demo_backend_is_said_plainly(home: Path) -> None:
+    # It used to show "reconnecting (attempt N)" forever to a backend that cannot come back.
+    term = Terminal(home)
+    try:
+        poll_until(lambda: term.shows("Fan out the checks"), timeout=60,
+                   what="the demo tree on screen")
+        server = next(p for p in descendant_pids(term.proc.pid)
+                      if b"serve" in Path(f"/proc/{p}/cmdline").read_bytes())
+        os.kill(server, signal.SIGKILL)
+        poll_until(lambda: term.shows("the demo backend exited"), timeout=30,
+                   what="the banner names the dead backend")
+        term.type("q")
+        assert term.proc.wait(timeout=30) == 0
+        assert b"Traceback" not in term.output
+    finally:
+        term.close()
