@@ -21,7 +21,7 @@ from t3tui.client.secret import TargetError, resolve_target
 from t3tui.client.session import Session
 from t3tui.client.state import Failed
 from t3tui.model import DetectorConfig, Supervisor, SupervisorView, ThreadRow
-from t3tui.model.labels import matches_short
+from t3tui.model.labels import matches_short, one_line
 
 EXIT_OK = 0
 EXIT_FLAGGED = 1
@@ -84,7 +84,8 @@ def now() -> datetime:
 
 
 def error(message: str) -> None:
-    print(f"t3tui: {message}", file=sys.stderr)
+    # Server text (a defect, a refusal reason) may hold newlines or escape sequences.
+    print(f"t3tui: {one_line(message)}", file=sys.stderr)
 
 
 @contextlib.asynccontextmanager

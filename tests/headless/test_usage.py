@@ -12,6 +12,8 @@ import pytest
 
 from t3tui.backend.testing import RunningBackend
 from t3tui.cli import build_parser, main
+from t3tui.client.errors import ClientError
+from t3tui.headless.common import run_async
 
 SUBCOMMANDS = (["status"], ["watch"], ["checkin", "t"], ["settle", "t"], ["interrupt", "t"])
 
@@ -79,3 +81,13 @@ def test_every_subcommand_registers() -> None:
     parser = build_parser()
     for argv in (["serve"], *SUBCOMMANDS):
         assert parser.parse_args(argv).command == argv[0]
+
+
+def test_an_error_with_server_text_is_still_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    async def fails() -> int:
+        raise ClientError('server defect: Expected string, got 42\n  at ["threadId"]\x1b[2J')
+
+    assert run_async(fails) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "\x1b" not in err
+    assert err.startswith("t3tui: server defect: Expected string, got 42")
