@@ -26,8 +26,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "busy or unanswered. Exit 0: answered; 1: unanswered or busy; 2: error."
         ),
     )
-    parser.add_argument("--text", help="message to send (default: 'Reply exactly PONG')")
-    parser.add_argument("--expect", help="text the answer must contain (default: PONG)")
+    parser.add_argument(
+        "--text", type=not_blank, help="message to send (default: 'Reply exactly PONG')"
+    )
+    parser.add_argument(
+        "--expect", type=not_blank, help="text the answer must contain (default: PONG)"
+    )
     common.add_timeout(parser, "deadline in seconds (default: 120)", None)
     parser.add_argument(
         "--no-queue",
@@ -36,6 +40,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
     common.add_server_arguments(parser)
+
+
+def not_blank(text: str) -> str:
+    # A blank message would still start a run; a blank --expect would take any reply.
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
 
 
 def run(args: argparse.Namespace) -> int:

@@ -91,3 +91,13 @@ def test_an_error_with_server_text_is_still_one_line(capsys: pytest.CaptureFixtu
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "\x1b" not in err
     assert err.startswith("t3tui: server defect: Expected string, got 42")
+
+
+@pytest.mark.parametrize("flag", ["--text", "--expect"])
+def test_a_blank_checkin_text_or_expect_is_a_usage_error(
+    flag: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["checkin", "t", flag, " ", "--url", "h:1", "--token", "x"])
+    assert info.value.code == 2
+    assert f"argument {flag}: must not be empty" in capsys.readouterr().err
