@@ -186,7 +186,8 @@ class RenderMixin(_Base):
                                        self.source.supervisor.cursor_shell, shown,
                                        len(view.rows), self.row_filter.describe())
         screen.query_one(Banner).show(self.source.label, self.conn, self._last_live,
-                                      has_data=self.source.supervisor.cursor_shell is not None)
+                                      has_data=self.source.supervisor.cursor_shell is not None,
+                                      quit_key=self.key_for("quit"))
         if isinstance(self.screen, TranscriptScreen):
             tid = self.screen.thread_id
             self.screen.show(view.row(tid), self.source.transcripts.get(tid), now,

@@ -8,7 +8,7 @@ from typing import Any
 
 from textual.widgets import Button, Static
 
-from t3tui.client.state import Reconnecting
+from t3tui.client.state import Failed, Reconnecting
 from t3tui.tui.app import SupervisorApp
 from t3tui.tui.config import TuiConfig
 from t3tui.tui.frames import FrameSource, load_frames
@@ -383,3 +383,14 @@ async def test_agent_escape_sequences_never_reach_the_terminal() -> None:
         for shown in (label, str(detail), toast.message, toast.title):
             assert "Evil2;PWNED red" in shown and "moved2J" in shown, shown
             assert not any(ch in shown for ch in "\x1b\x07\x9b"), repr(shown)
+
+
+async def test_the_disconnected_banner_names_the_quit_key_in_force() -> None:
+    source = FrameSource(load_frames("showcase"), label="x", final_state=Failed("gone"))
+    app = SupervisorApp(source, config=TuiConfig(bell=False, keys={"quit": "Q"}),
+                        clock=lambda: NOW, tick=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await until(lambda: isinstance(app.conn, Failed))
+        banner = plain(app.query_one(Banner))
+        assert "gone" in banner and "Press Q to quit." in banner, banner

@@ -110,8 +110,9 @@ class Banner(Static):
     _text: str | None = ""
 
     def show(self, label: str, state: ConnectionState, last_live: datetime | None,
-             *, has_data: bool = True) -> None:
-        """`has_data`: something was received once (so what is shown is stale, not absent)."""
+             *, has_data: bool = True, quit_key: str = "q") -> None:
+        """`has_data`: something was received once (so what is shown is stale, not absent);
+        `quit_key`: the quit key as remapped."""
         since = f" Data shown is from {clock(last_live)} UTC." if last_live else ""
         text: str | None
         if isinstance(state, Live):
@@ -123,7 +124,7 @@ class Banner(Static):
             text = (f"⚠ stale — reconnecting to {label} (attempt {state.attempt}: "
                     f"{state.last_error}).{since} Nothing here is live.")
         elif isinstance(state, Failed):
-            text = f"✖ disconnected from {label}: {state.reason}.{since} Press q to quit."
+            text = f"✖ disconnected from {label}: {state.reason}.{since} Press {quit_key} to quit."
         elif state.kind == "stale":
             text = f"⚠ stale — reconnected to {label}, catching up.{since}"
         else:
