@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,7 +65,7 @@ class AgentTools:
 def _clamp_timeout(value: Any) -> int:
     if value is None:
         return DEFAULT_WAIT_TIMEOUT_MS
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
         raise ToolFailure("invalid_request", "timeoutMs must be a number.")
     return int(min(max(value, MIN_WAIT_TIMEOUT_MS), MAX_WAIT_TIMEOUT_MS))
 

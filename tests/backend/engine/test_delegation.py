@@ -14,7 +14,7 @@ from t3tui.backend.engine import (
     delegate_command_id,
     task_id_for,
 )
-from t3tui.backend.engine.delegation import _clamp_timeout
+from t3tui.backend.engine.delegation import ToolFailure, _clamp_timeout
 from t3tui.backend.engine.ids import encode_uri_component
 from tests.backend.engine.harness import (
     assistant_texts,
@@ -55,6 +55,10 @@ def test_timeout_is_clamped_to_one_ms_and_sixty_minutes() -> None:
     assert _clamp_timeout(0) == 1
     assert _clamp_timeout(10**12) == 3_600_000
     assert _clamp_timeout(800.7) == 800
+    assert _clamp_timeout(float("inf")) == 3_600_000
+    # the instruction parser (json) reads NaN; int(nan) raised a bare ValueError in the tool
+    with pytest.raises(ToolFailure, match="timeoutMs must be a number"):
+        _clamp_timeout(float("nan"))
 
 
 async def test_async_child_shares_the_session_and_its_result_wakes_the_parent(
