@@ -73,7 +73,7 @@ def _clamp_timeout(value: Any) -> int:
 def _narrower(requested: Any, parent: str, ranks: dict[str, int], code: str) -> str:
     if requested in (None, "inherit"):
         return parent
-    if requested not in ranks:
+    if not isinstance(requested, str) or requested not in ranks:
         raise ToolFailure("invalid_request", f"Unknown mode {requested!r}.")
     if ranks[requested] > ranks.get(parent, max(ranks.values())):
         raise ToolFailure(code, f"A child may not be broader than its parent ({parent}).")
@@ -157,6 +157,10 @@ class Delegation:
             raise ToolFailure("invalid_request", "target must be an object.")
         instance = target.get("providerInstanceId")
         driver = target.get("driverKind")
+        for name, value in (("providerInstanceId", instance), ("driverKind", driver),
+                            ("model", target.get("model"))):
+            if value is not None and not isinstance(value, str):
+                raise ToolFailure("invalid_request", f"target.{name} must be a string.")
         if instance is None and driver is not None:
             names = [parent_instance] + [n for n in self.providers if n != parent_instance]
             instance = next((n for n in names if self.providers[n].config.driver == driver), None)

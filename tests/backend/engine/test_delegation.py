@@ -149,6 +149,22 @@ async def test_tool_failures_come_back_to_the_agent(engine: Engine) -> None:
     assert task_rows(engine, parent) == []
 
 
+async def test_arguments_of_the_wrong_type_are_tool_failures(engine: Engine) -> None:
+    # Each used to raise a TypeError/ValueError out of the tool: its item stayed "running".
+    calls = "\n".join([
+        delegate_call(task="Reply X", runtimeMode=["auto"]),
+        delegate_call(task="Reply X", interactionMode={"m": 1}),
+        delegate_call(task="Reply X", target={"providerInstanceId": ["codex"]}),
+        delegate_call(task="Reply X", target={"model": ["m"]}),
+        delegate_call(task="Reply X", mode="wait", timeoutMs=float("nan")),
+    ])
+    parent = await launch(engine, calls + "\nReply DONE")
+    await until(engine, lambda: row(engine, parent)["status"] == "completed")
+    codes = [r.get("code") for r in tool_results(engine, parent)]
+    assert codes == ["invalid_request"] * 5
+    assert task_rows(engine, parent) == []
+
+
 async def test_a_child_cannot_be_broader_than_its_parent(engine: Engine) -> None:
     result = await engine.launch_thread({
         "commandId": fresh(), "projectId": "project-1", "title": "narrow",
