@@ -274,3 +274,36 @@ def test_claimed_delivery_is_flagged_only_after_the_longer_dwell():
     view = view_at(sup, 321)
     assert rules(view, child) == ["undelivered-result"]
     assert view.row(child).findings[0].evidence["delivery"] == "claimed"
+
+
+def _wait_task(name: str, started: float, returned: float):
+    from datetime import UTC, datetime, timedelta
+
+    from t3tui.model.facts import TaskFacts
+
+    t0 = datetime(2026, 10, 21, 23, 58, 54, tzinfo=UTC)
+    return TaskFacts(
+        task_id=f"task-{name}", parent_id=P, child_thread_id=f"child-{name}", run_id="run-p",
+        title=name, origin="app_owned", status="running", delivery=None, wake="always",
+        mode="wait", timeout_ms=None, started_at=t0 + timedelta(seconds=started),
+        completed_at=None, updated_at=None, flipped_at=None,
+        return_at=t0 + timedelta(seconds=returned), budget_at=None, published=False,
+        client_request_id=name)
+
+
+def test_a_short_wait_does_not_make_a_late_parallel_sibling_look_serial():
+    """Two 3 s waits sent together, B 1.2 s late (a loaded machine): not serialized. With the
+    2 s tolerance alone B would count as arriving when A returned."""
+    from t3tui.model.detectors.serialized import serial_pairs
+
+    config = DetectorConfig()
+    a = _wait_task("a", started=0.0, returned=3.0)
+    late_parallel = _wait_task("b", started=1.2, returned=4.2)
+    assert serial_pairs((a, late_parallel), config) == []
+    # the seed timeline (B 18 ms after A's 10 s wait returned) is still flagged
+    a10 = _wait_task("a", started=0.0, returned=10.07)
+    serial = _wait_task("b", started=10.088, returned=20.14)
+    assert serial_pairs((a10, serial), config) == [(a10, serial)]
+    # and a B that arrives just before a long wait returns is still within the tolerance
+    just_before = _wait_task("b", started=9.0, returned=19.0)
+    assert serial_pairs((a10, just_before), config) == [(a10, just_before)]

@@ -15,7 +15,8 @@ from t3tui.model.wire import iso
 
 def serial_pairs(tasks: tuple[TaskFacts, ...], config: DetectorConfig) -> list[tuple[TaskFacts, TaskFacts]]:
     """Consecutive wait-mode siblings of one parent run where the next one arrived only once the
-    previous wait had returned (within [return - tolerance, return + window])."""
+    previous wait had returned (within [return - tolerance, return + window]; the tolerance is
+    at most half of the previous wait's own length)."""
     by_run: dict[str | None, list[TaskFacts]] = defaultdict(list)
     for task in tasks:
         if task.mode == "wait" and task.started_at is not None:
@@ -28,7 +29,11 @@ def serial_pairs(tasks: tuple[TaskFacts, ...], config: DetectorConfig) -> list[t
             if returned is None or nxt.started_at is None:
                 continue  # the previous wait is still open: the next one arrived in parallel
             gap = (nxt.started_at - returned).total_seconds()
-            if -config.serial_tolerance_s <= gap <= config.serial_window_s:
+            # A short wait must not make parallel siblings look serial: the next call may lag
+            # the previous one's return by at most half of that wait, whatever the tolerance.
+            waited = (returned - prev.started_at).total_seconds() if prev.started_at else 0.0
+            tolerance = min(config.serial_tolerance_s, max(waited, 0.0) / 2)
+            if -tolerance <= gap <= config.serial_window_s:
                 pairs.append((prev, nxt))
     return pairs
 
