@@ -71,7 +71,10 @@ class Printer:
             "reason": change.reason,
         }
         text = Text().append(clock(change.at), style="dim").append("  ")
-        if change.kind == "state":
+        if change.kind == "appeared":
+            text.append("+ new ", style="bold")
+            text.append_text(state_label(change.new_state or "?"))
+        elif change.kind == "state":
             text.append_text(state_label(change.old_state or "?"))
             text.append(" → ")
             text.append_text(state_label(change.new_state or "?"))

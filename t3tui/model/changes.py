@@ -11,9 +11,9 @@ from t3tui.model.rows import SupervisorView
 
 @dataclass(frozen=True)
 class Change:
-    """A state transition or a finding that appeared/cleared on a thread seen before."""
+    """A thread that appeared, a state transition, or a finding that appeared/cleared."""
 
-    kind: str  # "state" | "finding" | "finding-cleared"
+    kind: str  # "appeared" | "state" | "finding" | "finding-cleared"
     thread_id: str
     title: str
     old_state: str | None
@@ -26,7 +26,9 @@ class Change:
 def changes(prev: SupervisorView | None, cur: SupervisorView) -> list[Change]:
     """State transitions and findings that appeared or cleared between two views.
 
-    Threads absent from `prev` (first sight) produce nothing; neither does a first view.
+    A first view produces nothing (it is history, not a transition). A thread absent from `prev`
+    is reported once as "appeared" (a newly delegated child, say) with the findings it already
+    has; notifications act on "state" changes only, so first sight never alerts.
     """
     if prev is None:
         return []
@@ -34,6 +36,10 @@ def changes(prev: SupervisorView | None, cur: SupervisorView) -> list[Change]:
     for row in cur.rows:
         before = prev.row(row.id)
         if before is None:
+            out.append(Change("appeared", row.id, row.title, None, row.state,
+                              row.state_reason, cur.now))
+            out.extend(Change("finding", row.id, row.title, None, row.state, finding.reason,
+                              cur.now, finding) for finding in row.findings)
             continue
         if before.state != row.state:
             out.append(Change("state", row.id, row.title, before.state, row.state,

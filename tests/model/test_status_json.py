@@ -47,7 +47,7 @@ def test_changes_report_transitions_and_new_findings_only():
     assert Supervisor.changes(later, later) == []
 
 
-def test_no_change_for_a_thread_seen_for_the_first_time():
+def test_a_thread_seen_for_the_first_time_is_one_appeared_change_not_a_transition():
     sup = supervisor("seed004_detached")
     before = view_at(sup, 141)
     sup.apply_shell({"kind": "thread.updated", "sequence": 50_000, "location": "active",
@@ -55,7 +55,10 @@ def test_no_change_for_a_thread_seen_for_the_first_time():
                                          run="run-n", requested=140, started=140)})
     after = view_at(sup, 141)
     assert after.row("newcomer") is not None
-    assert changes(before, after) == []
+    got = [(c.kind, c.thread_id, c.old_state, c.new_state) for c in changes(before, after)]
+    assert got == [("appeared", "newcomer", None, "running")]
+    # notifications act on "state" changes only: first sight never alerts
+    assert all(c.kind != "state" for c in changes(before, after))
 
 
 def test_cleared_finding_is_reported():
