@@ -29,8 +29,13 @@ def utc_now() -> datetime:
 
 
 def generate_token() -> str:
-    """A fresh random bearer token for a server started without `--token`."""
-    return secrets.token_urlsafe(32)
+    """A fresh random bearer token for a server started without `--token`.
+
+    Never starts with `-`: a user pastes it after `--token`, where argparse would take a
+    leading dash for an option and fail with "expected one argument".
+    """
+    token = secrets.token_urlsafe(32)
+    return token if not token.startswith("-") else "t" + token[1:]
 
 
 def fingerprint(secret: str) -> str:

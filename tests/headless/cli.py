@@ -31,7 +31,7 @@ class Result:
 
 
 def server_args(backend: RunningBackend) -> list[str]:
-    return ["--url", backend.url, "--token", backend.token]
+    return ["--url", backend.url, f"--token={backend.token}"]  # `=`: a token may start with "-"
 
 
 def _run(argv: list[str]) -> Result:

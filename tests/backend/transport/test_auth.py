@@ -161,3 +161,12 @@ def test_redact_scrubs_tickets_and_bearer_tokens():
     assert "wst_abc-123" not in redact(line)
     assert "orchestrationProtocol=2" in redact(line)
     assert "s3cr3t" not in redact("< Authorization: Bearer s3cr3t")
+
+
+def test_generated_tokens_never_start_with_a_dash() -> None:
+    """A user pastes the token after `--token`; argparse takes a leading `-` for an option."""
+    from t3tui.backend.auth import generate_token
+
+    tokens = [generate_token() for _ in range(3000)]  # 1 in 64 would start with '-' unfixed
+    assert not [t for t in tokens if t.startswith("-")]
+    assert len(set(tokens)) == len(tokens) and all(len(t) >= 40 for t in tokens)
