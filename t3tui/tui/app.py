@@ -156,6 +156,12 @@ class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
         """Every toast: agent and server text without terminal escapes."""
         super().notify(safe_str(message), title=safe_str(title), **options)
 
+    def on_app_focus(self, _event: events.AppFocus) -> None:
+        self._focus_reported, self._terminal_focused = True, True
+
+    def on_app_blur(self, _event: events.AppBlur) -> None:
+        self._focus_reported, self._terminal_focused = True, False
+
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
 

@@ -221,8 +221,17 @@ class RenderMixin(_Base):
             for notice in grouped(found):
                 self.notify(notice.text, title=notice.event, severity=notice.severity,  # type: ignore[arg-type]
                             markup=False)
-        if found and self.config.bell:
+        if found and self.config.bell and self._user_may_be_away():
             self.bell()
+
+    # The bell is for a user looking elsewhere (user-needs: notify only when unfocused). A
+    # terminal that reports focus tells us when that is; without reports we cannot know, so
+    # we ring. The app's focus handlers set these two.
+    _focus_reported = False
+    _terminal_focused = True
+
+    def _user_may_be_away(self) -> bool:
+        return not (self._focus_reported and self._terminal_focused)
 
     def _refresh_gates(self) -> None:
         gates = tuple(self.check_action(spec.action, ()) for spec in ACTIONS)

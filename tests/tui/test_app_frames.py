@@ -4,6 +4,7 @@ filters, gating, keymaps, dialogs, transcript, stale banner, and read-only outco
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from textual.widgets import Button, Static
@@ -394,3 +395,54 @@ async def test_the_disconnected_banner_names_the_quit_key_in_force() -> None:
         await until(lambda: isinstance(app.conn, Failed))
         banner = plain(app.query_one(Banner))
         assert "gone" in banner and "Press Q to quit." in banner, banner
+
+
+class BellCountingApp(SupervisorApp):
+    """The real app; only the terminal bell is counted instead of written."""
+
+    # a relative CSS_PATH resolves next to the subclass: point at the app's own stylesheet
+    CSS_PATH = str(Path(__import__("t3tui.tui.app").tui.app.__file__).with_name("styles.tcss"))
+    bells = 0
+
+    def bell(self) -> None:
+        self.bells += 1
+
+
+async def test_the_bell_rings_only_when_the_terminal_may_be_unseen() -> None:
+    from textual import events
+
+    from t3tui.tui.screenshots import NOW
+
+    source = FrameSource(load_frames("showcase"), label="frames")
+    app = BellCountingApp(source, config=TuiConfig(bell=True), clock=lambda: NOW, tick=None,
+                          new_id=lambda: "cmd-fixed")
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        supervisor = app.source.supervisor
+
+        def scratch(sequence: int, **run: Any) -> None:
+            row = f.shell_row("thread-scratch", "Scratch", 7, **run)
+            supervisor.apply_shell({"kind": "thread.updated", "sequence": sequence,
+                                    "location": "active", "thread": row})
+            app.post_message(StreamChanged())
+
+        async def finish_scratch(first_sequence: int, run: str) -> None:
+            scratch(first_sequence, status="running", activity="running", run=run,
+                    requested=290, started=290, updated=290)
+            await until(lambda: app.view.row("thread-scratch").state == "running",
+                        what="scratch running on screen")
+            scratch(first_sequence + 1, status="completed", run=run, requested=290,
+                    started=290, completed=295, updated=295)
+
+        # a terminal that reports focus, and the user is looking: a toast, no bell
+        app.post_message(events.AppFocus())
+        await pilot.pause()
+        await finish_scratch(99990, "run-s2")
+        await until(lambda: len(app.sent_notices) == 1, what="the finished notice")
+        await until(lambda: not app._pending_notices, timeout=5, what="the notice flushed")
+        assert app.bells == 0
+        # the user switched away: the next transition rings
+        app.post_message(events.AppBlur())
+        await pilot.pause()
+        await finish_scratch(99992, "run-s3")
+        await until(lambda: app.bells == 1, timeout=5, what="the bell while unfocused")
