@@ -6,6 +6,7 @@ from pydantic import Field
 
 from .base import Timestamp, WireModel
 from .enums import ContextTransferStatus, ContextTransferType
+from .refs import NativeRef
 
 
 class SourcePoint(WireModel):
@@ -15,8 +16,8 @@ class SourcePoint(WireModel):
     run_id: str | None = None
     checkpoint_id: str | None = None
     turn_item_id: str | None = None
-    provider_thread_ref: Any = None
-    provider_turn_ref: Any = None
+    provider_thread_ref: NativeRef = None
+    provider_turn_ref: NativeRef = None
 
     wire_optional = frozenset(
         {"run_id", "checkpoint_id", "turn_item_id", "provider_thread_ref", "provider_turn_ref"}

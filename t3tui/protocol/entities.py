@@ -37,6 +37,7 @@ from .providers import (
     TokenUsage,
     TurnCapabilities,
 )
+from .refs import NativeRef, ProviderRef, as_provider_ref, native_id_of
 from .requests import (
     ConversationMessage,
     LiveResponse,
@@ -82,12 +83,14 @@ __all__ = [
     "MessageResponse",
     "ModelOption",
     "ModelSelection",
+    "NativeRef",
     "NotResumableResponse",
     "PendingBackgroundTask",
     "PendingRuntimeRequestRef",
     "PlanArtifact",
     "ProjectShell",
     "ProviderCapabilities",
+    "ProviderRef",
     "ProviderSession",
     "ProviderSessionDetached",
     "ProviderThread",
@@ -109,4 +112,6 @@ __all__ = [
     "TurnCapabilities",
     "UnknownForkedFrom",
     "UnknownResponseCapability",
+    "as_provider_ref",
+    "native_id_of",
 ]

@@ -12,6 +12,7 @@ from .enums import (
     ProviderThreadStatus,
     ProviderTurnStatus,
 )
+from .refs import NativeRef, native_id_of
 
 
 class _CapabilityGroup(WireModel):
@@ -86,8 +87,8 @@ class ProviderThread(WireModel):
     provider_session_id: str | None = None
     app_thread_id: str | None = None
     owner_node_id: str | None = None
-    native_thread_ref: Any = None
-    native_conversation_head_ref: Any = None
+    native_thread_ref: NativeRef = None
+    native_conversation_head_ref: NativeRef = None
     first_run_ordinal: int | None = None
     last_run_ordinal: int | None = None
     handoff_ids: list[str] = Field(default_factory=list)
@@ -96,6 +97,11 @@ class ProviderThread(WireModel):
     status: ProviderThreadStatus | str
     created_at: Timestamp | None = None
     updated_at: Timestamp | None = None
+
+    @property
+    def native_thread_id(self) -> str | None:
+        """The provider's own thread id (from a `ProviderRef` or a legacy string)."""
+        return native_id_of(self.native_thread_ref)
 
 
 class TokenUsage(WireModel):
@@ -127,7 +133,7 @@ class ProviderTurn(WireModel):
     provider_thread_id: str | None = None
     node_id: str | None = None
     run_attempt_id: str | None = None
-    native_turn_ref: Any = None
+    native_turn_ref: NativeRef = None
     ordinal: int | None = None
     status: ProviderTurnStatus | str
     started_at: Timestamp | None = None
@@ -136,6 +142,11 @@ class ProviderTurn(WireModel):
     turn_token_usage: TokenUsage | None = None
 
     wire_optional = frozenset({"token_usage", "turn_token_usage"})
+
+    @property
+    def native_turn_id(self) -> str | None:
+        """The provider's own turn id (from a `ProviderRef` or a legacy string)."""
+        return native_id_of(self.native_turn_ref)
 
 
 class ProviderSessionDetached(WireModel):

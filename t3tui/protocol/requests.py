@@ -13,6 +13,7 @@ from .enums import (
     RuntimeRequestKind,
     RuntimeRequestStatus,
 )
+from .refs import NativeRef, native_id_of
 
 
 class LiveResponse(WireModel):
@@ -46,7 +47,7 @@ class RuntimeRequest(WireModel):
     id: str
     node_id: str | None = None
     provider_turn_id: str | None = None
-    native_request_ref: Any = None
+    native_request_ref: NativeRef = None
     kind: RuntimeRequestKind | str | None = None
     status: RuntimeRequestStatus | str
     response_capability: ResponseCapability | None = None
@@ -56,6 +57,11 @@ class RuntimeRequest(WireModel):
     answers: dict[str, Any] | None = None
 
     wire_optional = frozenset({"decision", "answers"})
+
+    @property
+    def native_request_id(self) -> str | None:
+        """The provider's own request id (from a `ProviderRef` or a legacy string)."""
+        return native_id_of(self.native_request_ref)
 
 
 class MessageDelegatedCompletion(WireModel):

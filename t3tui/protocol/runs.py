@@ -21,6 +21,7 @@ from .enums import (
     SubagentOrigin,
     SubagentStatus,
 )
+from .refs import NativeRef, native_id_of
 
 
 class DelegatedDelivery(WireModel):
@@ -114,7 +115,7 @@ class ExecutionNode(WireModel):
     counts_for_run: bool | None = None
     provider_thread_id: str | None = None
     provider_turn_id: str | None = None
-    native_item_ref: Any = None
+    native_item_ref: NativeRef = None
     runtime_request_id: str | None = None
     checkpoint_scope_id: str | None = None
     started_at: Timestamp | None = None
@@ -141,7 +142,7 @@ class Subagent(WireModel):
     provider_instance_id: str | None = None
     provider_thread_id: str | None = None
     child_thread_id: str | None = None
-    native_task_ref: Any = None
+    native_task_ref: NativeRef = None
     prompt: str = ""
     title: str | None = None
     model: str | None = None
@@ -155,6 +156,11 @@ class Subagent(WireModel):
     updated_at: Timestamp | None = None
 
     wire_optional = frozenset({"completion_wake", "completion_delivery", "progress"})
+
+    @property
+    def native_task_id(self) -> str | None:
+        """The provider's own task id (from a `ProviderRef` or a legacy string)."""
+        return native_id_of(self.native_task_ref)
 
     @property
     def effective_completion_wake(self) -> str:

@@ -6,6 +6,7 @@ from pydantic import Field, TypeAdapter
 
 from .base import Timestamp, WireModel, tagged_union, validate_as
 from .enums import Actor, CreationSource, InputIntent, TurnItemStatus, Visibility
+from .refs import NativeRef, native_id_of
 
 _COMMON_OPTIONAL = frozenset({"tool_surface", "tool_icon", "tool_source"})
 
@@ -20,7 +21,7 @@ class TurnItemBase(WireModel):
     node_id: str | None = None
     provider_thread_id: str | None = None
     provider_turn_id: str | None = None
-    native_item_ref: Any = None
+    native_item_ref: NativeRef = None
     parent_item_id: str | None = None
     ordinal: int | None = None
     title: str | None = None
@@ -33,6 +34,11 @@ class TurnItemBase(WireModel):
     tool_source: Any = None
 
     wire_optional = _COMMON_OPTIONAL
+
+    @property
+    def native_item_id(self) -> str | None:
+        """The provider's own item id (from a `ProviderRef` or a legacy string)."""
+        return native_id_of(self.native_item_ref)
 
 
 class UserMessageItem(TurnItemBase):

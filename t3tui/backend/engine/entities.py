@@ -27,6 +27,14 @@ CAPABILITIES: dict[str, Any] = {
 }
 
 
+def provider_ref(driver: str, native_id: str | None, strength: str = "strong"
+                 ) -> dict[str, Any] | None:
+    """An `OrchestrationV2ProviderRef`; the scripted provider's ids are stable, so `strong`."""
+    if native_id is None:
+        return None
+    return {"driver": driver, "nativeId": native_id, "strength": strength}
+
+
 def app_thread(
     *,
     thread_id: str,
@@ -124,7 +132,7 @@ def turn_item(
     *, item_id: str, item_type: str, thread_id: str, run_id: str | None, ordinal: int,
     status: str, now: str, fields: dict[str, Any], provider_thread_id: str | None = None,
     provider_turn_id: str | None = None, node_id: str | None = None, title: str | None = None,
-    native_item_ref: str | None = None, completed: bool = False,
+    native_item_ref: dict[str, Any] | None = None, completed: bool = False,
 ) -> dict[str, Any]:
     return {
         "type": item_type,
@@ -199,7 +207,7 @@ def provider_thread(*, thread_id: str, driver: str, instance: str, session_id: s
         "providerSessionId": session_id,
         "appThreadId": thread_id,
         "ownerNodeId": None,
-        "nativeThreadRef": native,
+        "nativeThreadRef": provider_ref(driver, native),
         "nativeConversationHeadRef": None,
         "firstRunOrdinal": ordinal,
         "lastRunOrdinal": ordinal,

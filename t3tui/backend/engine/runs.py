@@ -19,6 +19,7 @@ from t3tui.backend.engine.ids import new_id
 from t3tui.backend.engine.sessions import SessionManager
 from t3tui.backend.provider import Notification
 from t3tui.backend.provider.agent import ToolHost
+from t3tui.protocol import native_id_of
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,7 @@ class TurnBinding:
     instance: str
     session_id: str
     native_turn: str
+    driver: str = ""
     tokens: int = 0
     last_heartbeat: float = 0.0
     requests: dict[str, str] = field(default_factory=dict)  # request id -> native request ref
@@ -105,7 +107,8 @@ class RunManager:
             native_turn = provider.new_turn_ref()
             pturn = {"id": new_id("pturn"), "providerThreadId": pthread["id"],
                      "nodeId": root["id"], "runAttemptId": attempt_id,
-                     "nativeTurnRef": native_turn, "ordinal": run["ordinal"],
+                     "nativeTurnRef": entities.provider_ref(provider.config.driver, native_turn),
+                     "ordinal": run["ordinal"],
                      "status": "running", "startedAt": now, "completedAt": None,
                      "tokenUsage": {"usedTokens": 0, "updatedAt": now}}
             b.add(thread_id, "run-attempt.created", {
@@ -120,12 +123,14 @@ class RunManager:
                                              "providerThreadId": pthread["id"]}, run_id=run_id)
             b.add(thread_id, "provider-turn.updated", pturn, run_id=run_id)
             binding = TurnBinding(thread_id, run_id, attempt_id, root["id"], pturn["id"],
-                                  pthread["id"], provider.name, session_id, native_turn)
+                                  pthread["id"], provider.name, session_id, native_turn,
+                                  provider.config.driver)
             self._bindings[native_turn] = binding
             self._by_run[run_id] = binding
             tools = self.tools_for(thread_id, run_id, session_id)
             env = {"T3TUI_THREAD_ID": thread_id, "T3TUI_RUN_ID": run_id}
-            b.after(lambda: provider.start_turn(session_id, pthread["nativeThreadRef"],
+            native_thread = native_id_of(pthread["nativeThreadRef"]) or ""
+            b.after(lambda: provider.start_turn(session_id, native_thread,
                                                 native_turn, message.get("text", ""), tools, env))
 
     def _fail_unstartable(self, thread_id: str, run: dict[str, Any], reason: str) -> None:
@@ -175,7 +180,8 @@ class RunManager:
                 status=status, now=now, fields=fields, title=data.get("title"),
                 provider_thread_id=binding.provider_thread_id,
                 provider_turn_id=binding.provider_turn_id, node_id=binding.root_node_id,
-                native_item_ref=data["itemRef"], completed=status in _ITEM_TERMINAL)
+                native_item_ref=entities.provider_ref(binding.driver, data["itemRef"]),
+                completed=status in _ITEM_TERMINAL)
             if previous is not None:
                 item["startedAt"] = previous["startedAt"]
             b.add(binding.thread_id, "turn-item.updated", item, run_id=binding.run_id)
@@ -228,7 +234,8 @@ class RunManager:
                   node_id=node["id"])
             b.add(binding.thread_id, "runtime-request.updated", {
                 "id": request_id, "nodeId": node["id"], "providerTurnId": binding.provider_turn_id,
-                "nativeRequestRef": data["requestRef"], "kind": data.get("requestKind", "command"),
+                "nativeRequestRef": entities.provider_ref(binding.driver, data["requestRef"]),
+                "kind": data.get("requestKind", "command"),
                 "status": "pending",
                 "responseCapability": {"type": "live", "providerSessionId": binding.session_id},
                 "createdAt": now, "resolvedAt": None}, run_id=binding.run_id)

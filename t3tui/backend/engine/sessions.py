@@ -12,6 +12,7 @@ from typing import Any
 from t3tui.backend.engine import entities
 from t3tui.backend.engine.core import Batch, Core
 from t3tui.backend.provider import SETTLE_DROPS_CHILD_SUBSCRIPTION, ScriptedProvider
+from t3tui.protocol import native_id_of
 
 SETTLE_REASON = "Thread settled."
 
@@ -57,7 +58,7 @@ class SessionManager:
                 thread_id=thread_id, driver=provider.config.driver, instance=instance,
                 session_id=session_id, native=native, ordinal=run["ordinal"], now=now)
         else:
-            native = pthread["nativeThreadRef"]
+            native = native_id_of(pthread["nativeThreadRef"]) or ""
             if self._loaded.get(thread_id) != native:
                 provider.resume_thread(session_id, native)
                 self._loaded[thread_id] = native
@@ -85,7 +86,7 @@ class SessionManager:
         batch.add(thread_id, "provider-session.detached", payload)
         instance = self._instance_of.get(session_id)
         provider = self.providers.get(instance) if instance else None
-        natives = [p["nativeThreadRef"] for p in state.values("providerThreads")
+        natives = [native_id_of(p["nativeThreadRef"]) for p in state.values("providerThreads")
                    if p.get("providerSessionId") == session_id]
         if (provider is not None and reason == SETTLE_REASON
                 and SETTLE_DROPS_CHILD_SUBSCRIPTION in provider.config.faults):
@@ -94,14 +95,14 @@ class SessionManager:
             del self._session_of[thread_id]
             self._loaded.pop(thread_id, None)
         if provider is not None:
-            batch.after(lambda: [provider.unload_thread(session_id, n) for n in natives])
+            batch.after(lambda: [provider.unload_thread(session_id, n) for n in natives if n])
 
-    def _children_natives(self, thread_id: str, session_id: str) -> list[str]:
+    def _children_natives(self, thread_id: str, session_id: str) -> list[str | None]:
         natives = []
         for task in self.core.threads[thread_id].values("subagents"):
             child = self.core.threads.get(task.get("childThreadId") or "")
             if child is None:
                 continue
-            natives += [p["nativeThreadRef"] for p in child.values("providerThreads")
+            natives += [native_id_of(p["nativeThreadRef"]) for p in child.values("providerThreads")
                         if p.get("providerSessionId") == session_id]
         return natives
