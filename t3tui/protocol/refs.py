@@ -34,7 +34,7 @@ class ProviderRef(WireModel):
 
 
 NativeRef = Annotated[
-    Union[ProviderRef, str, None, Any],  # noqa: UP007  (left-to-right needs Union)
+    Union[ProviderRef, str, Any, None],  # noqa: UP007  (left-to-right needs Union)
     Field(union_mode="left_to_right"),
 ]
 """A native ref as decoded: a `ProviderRef`, a legacy bare string, None, or any other value
