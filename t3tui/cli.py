@@ -9,6 +9,7 @@ lazily, so `t3tui status` never pays for Textual and `t3tui serve` never loads t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -45,7 +46,19 @@ def build_parser() -> argparse.ArgumentParser:
 EXIT_BROKEN_PIPE = 141
 
 
+def _never_unencodable() -> None:
+    # Wire text is made encodable where it becomes display text (model.wiretext); this is the
+    # last line behind it: a terminal whose encoding lacks a glyph (LANG=C, an ASCII pipe)
+    # gets a `?` instead of a UnicodeEncodeError traceback.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="replace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _never_unencodable()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)

@@ -22,6 +22,7 @@ from t3tui.client.session import Session
 from t3tui.client.state import Failed
 from t3tui.model import DetectorConfig, Supervisor, SupervisorView, ThreadRow
 from t3tui.model.labels import matches_short, one_line
+from t3tui.model.wiretext import display_text
 
 EXIT_OK = 0
 EXIT_FLAGGED = 1
@@ -145,9 +146,9 @@ async def send_and_confirm(
     may or may not have been applied."""
     outcome = await on.session.dispatch_until_known(command, timeout)
     if isinstance(outcome, Rejected):
-        line = Text("server refused: ", style="bold red").append(outcome.message)
+        line = Text("server refused: ", style="bold red").append(one_line(outcome.message))
         if outcome.detail:
-            line.append(f"\n{outcome.detail}")
+            line.append("\n" + display_text(outcome.detail))
         out.print(line)
         return Sent(refused=True)
     if not isinstance(outcome, Accepted):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -29,6 +30,7 @@ from t3tui.model.labels import (
     short_id,
     word,
 )
+from t3tui.model.wiretext import display_rich, display_text
 
 STATE_STYLES = {
     "needs-input": "bold magenta",
@@ -49,9 +51,24 @@ GAP = 2
 INDENT = "  "
 
 
+class SafeConsole(Console):
+    """The boundary of human CLI output: whatever is printed passes `display_rich`, so a field
+    that was not `one_line`d on its way still cannot carry a control, a bidi override or a
+    lone surrogate to the terminal. A str is printed as plain text, never as markup."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        safe = [
+            display_rich(o) if isinstance(o, Text)
+            else Text(display_text(o)) if isinstance(o, str)
+            else o
+            for o in objects
+        ]
+        super().print(*safe, **kwargs)
+
+
 def console(stderr: bool = False) -> Console:
     # No highlighting or emoji codes: nothing in agent text may change how it looks.
-    return Console(stderr=stderr, highlight=False, emoji=False, soft_wrap=True)
+    return SafeConsole(stderr=stderr, highlight=False, emoji=False, soft_wrap=True)
 
 
 def width_of(out: Console) -> int | None:

@@ -109,8 +109,8 @@ class Printer:
         record = {"at": format_ts(at), "kind": "connection", "state": state.kind,
                   "detail": detail}
         text = Text(f"{clock(at)}  connection {state.kind}", style="dim")
-        if detail:
-            text.append(f" ({detail})", style="dim")
+        if detail:  # a server's Defect text may be in it
+            text.append(f" ({one_line(detail)})", style="dim")
         self.emit(record, text)
 
 

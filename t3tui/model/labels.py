@@ -6,14 +6,13 @@ and short id for a thread. Each state has its own glyph, so states read without 
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from t3tui.model.rows import ThreadRow
 from t3tui.model.taskids import client_request_id
+from t3tui.model.wiretext import display_text
 
 # state -> (glyph, word)
 STATE_LOOK: dict[str, tuple[str, str]] = {
@@ -43,7 +42,6 @@ FINDING_WORDS = {
 NATIVE_GLYPH = "⬡"
 ELLIPSIS = "…"
 SHORT_ID_WIDTH = 24
-_ESCAPE = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)?|.)")  # CSI, OSC, 2-byte
 
 
 def glyph(state: str) -> str:
@@ -89,8 +87,8 @@ def counts_text(counts: Mapping[str, int], *, compact: bool = False) -> str:
 
 
 def provider_text(row: ThreadRow) -> str:
-    """`codex/gpt-5`, or whichever of the two is known."""
-    return "/".join(p for p in (row.provider, row.model) if p)
+    """`codex/gpt-5`, or whichever of the two is known (both are wire text)."""
+    return one_line("/".join(p for p in (row.provider, row.model) if p))
 
 
 def finding_marker(row: ThreadRow) -> str:
@@ -151,13 +149,10 @@ def reason_detail(state: str, reason: str) -> str:
 
 
 def one_line(text: str) -> str:
-    """Agent text for a single line: terminal escape sequences are dropped and other control
-    characters (newlines, tabs) become spaces, so a title can neither break a row nor drive
-    the terminal."""
-    if text.isprintable():
-        return text
-    text = _ESCAPE.sub("", text)
-    return "".join(" " if unicodedata.category(ch)[0] in "CZ" and ch != " " else ch for ch in text)
+    """Agent text for a single line (`wiretext.display_text(one_line=True)`): line breaks and
+    tabs become spaces, controls are made visible (`␛[2J`), bidi overrides neutralised, lone
+    surrogates replaced, so a title can neither break a row nor drive the terminal."""
+    return display_text(text, one_line=True)
 
 
 def evidence_value(value: Any, width: int = 32) -> str:

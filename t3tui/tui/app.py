@@ -34,7 +34,7 @@ from t3tui.tui.actions import ActionsMixin
 from t3tui.tui.config import TuiConfig
 from t3tui.tui.filters import FilterError, RowFilter, parse_filter
 from t3tui.tui.keys import ACTIONS, bindings
-from t3tui.tui.labels import safe_str
+from t3tui.tui.labels import display_text
 from t3tui.tui.liveview import Throttle
 from t3tui.tui.messages import (
     ActionStatus,
@@ -154,7 +154,7 @@ class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
 
     def notify(self, message: str, *, title: str = "", **options: Any) -> None:
         """Every toast: agent and server text without terminal escapes."""
-        super().notify(safe_str(message), title=safe_str(title), **options)
+        super().notify(display_text(message), title=display_text(title, one_line=True), **options)
 
     def on_app_focus(self, _event: events.AppFocus) -> None:
         self._focus_reported, self._terminal_focused = True, True

@@ -9,7 +9,6 @@ with the headless CLI.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -32,31 +31,14 @@ from t3tui.model.labels import (  # re-exported: the app's modules import them f
     provider_text,
     word,
 )
-
-# ESC with its CSI (colours, cursor moves) or its next character, and every other control
-# character but newline and tab: Rich passes ESC through, so agent text could drive the
-# terminal. What an OSC carried stays as inert text (Rich already dropped its BEL).
-_UNSAFE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|.)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]", re.S)
+from t3tui.model.wiretext import display_rich, display_text
 
 
 def screen_safe(text: Text) -> Text:
-    """`text` without escape sequences and control characters (styles kept), for anything
-    that reaches the screen; the same object when there is nothing to drop."""
-    plain = text.plain
-    cuts = [m.span() for m in _UNSAFE.finditer(plain)]
-    if not cuts:
-        return text
-    offsets = [edge for span in cuts for edge in span]
-    pieces = text.divide(offsets)
-    # divide() gives [kept, cut, kept, cut, ..., kept]
-    kept = Text("", style=text.style, justify=text.justify, overflow=text.overflow,
-                no_wrap=text.no_wrap, end=text.end)
-    return kept.join(pieces[0::2])
-
-
-def safe_str(text: str) -> str:
-    """A plain string version of `screen_safe` (toast and dialog titles)."""
-    return _UNSAFE.sub("", text)
+    """`text` with every control made visible, bidi overrides neutralised and lone surrogates
+    replaced (styles kept), for anything that reaches the screen: `wiretext.display_rich`, the
+    one sanitiser shared with the CLI. The same object when there is nothing to change."""
+    return display_rich(text)
 
 
 PROBLEM_OVERLAYS = frozenset({"stuck?", "serialized", "phantom", "orphaned-delivery"})
@@ -129,7 +111,24 @@ def is_problem(row: ThreadRow) -> bool:
 
 
 __all__ = [
-    "COUNT_ORDER", "FINDING_WORDS", "NATIVE_GLYPH", "PROBLEM_OVERLAYS", "STATE_LOOK", "RowStyles",
-    "age", "child_summary", "clock", "counts_text", "duration", "finding_marker", "glyph",
-    "is_problem", "provider_text", "row_label", "stamp", "word",
+    "COUNT_ORDER",
+    "FINDING_WORDS",
+    "NATIVE_GLYPH",
+    "PROBLEM_OVERLAYS",
+    "STATE_LOOK",
+    "RowStyles",
+    "age",
+    "child_summary",
+    "clock",
+    "counts_text",
+    "display_text",
+    "duration",
+    "finding_marker",
+    "glyph",
+    "is_problem",
+    "provider_text",
+    "row_label",
+    "screen_safe",
+    "stamp",
+    "word",
 ]

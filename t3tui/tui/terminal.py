@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from textual.app import App
 
+from t3tui.model.wiretext import display_text
+
 
 def _clean(text: str) -> str:
     # Agent text ends up in titles: never let it carry control characters into the terminal.
-    return "".join(ch for ch in text if ch.isprintable())[:200]
+    return display_text(text, one_line=True)[:200]
 
 
 def set_terminal_title(app: App[object], title: str) -> bool:

@@ -71,7 +71,7 @@ def test_status_is_a_summary_then_one_row_per_thread_in_a_tree() -> None:
     assert len(table) == len(view().rows) == 6
     assert re.match(r"▶ running +3m19s  Two reviews +codex/gpt-5 +parent$", table[0])
     assert "├─ Review A" in table[1] and table[1].endswith("review-a")
-    assert "└─ [bold]Deploy[/bold] now second line  " in table[2]
+    assert "└─ [bold]Deploy[/bold] ␛[31mnow␛]0;title␇ second line  " in table[2]
     assert table[2].endswith("review-b")
     assert "Another root" in table[3] and "└─ Lint" in table[4] and table[4].endswith("lint")
     assert table[5].endswith(short_id(LONG_ID)) and "…" in short_id(LONG_ID)
@@ -138,7 +138,8 @@ def test_watch_lines_read_like_status_rows(capsys: pytest.CaptureFixture[str]) -
                                         "waiting on Review A", NOW))
     line = capsys.readouterr().out
     assert line.count("\n") == 1
-    assert line == ("12:03:20  ▶ running → ◎ waiting  [bold]Deploy[/bold] now second line  "
+    assert line == ("12:03:20  ▶ running → ◎ waiting  [bold]Deploy[/bold] ␛[31mnow␛]0;title␇ "
+                    "second line  "
                     "on Review A  review-b\n")
 
 

@@ -382,7 +382,8 @@ async def test_agent_escape_sequences_never_reach_the_terminal() -> None:
         detail = app.query_one("#detail", Static).render()
         toast = next(n for n in app._notifications if n.message.startswith("Evil"))
         for shown in (label, str(detail), toast.message, toast.title):
-            assert "Evil2;PWNED red" in shown and "moved2J" in shown, shown
+            # shown inert and visible (wiretext.display_text), never sent to the terminal
+            assert "Evil␛]2;PWNED" in shown and "␛[5;1Hmoved\\x9b2J" in shown, shown
             assert not any(ch in shown for ch in "\x1b\x07\x9b"), repr(shown)
 
 

@@ -18,9 +18,9 @@ from t3tui.tui.labels import (
     STATE_LOOK,
     RowStyles,
     counts_text,
+    display_text,
     duration,
     row_label,
-    safe_str,
     screen_safe,
 )
 from t3tui.tui.notify import grouped, notices
@@ -210,13 +210,14 @@ def test_transcripts_follow_snapshots_and_events(showcase: FrameSource) -> None:
     assert [r.status for r in transcript.ordered_runs()] == ["completed", "running"]
 
 
-def test_screen_safe_drops_escapes_and_keeps_styles() -> None:
+def test_screen_safe_shows_escapes_inert_and_keeps_styles() -> None:
     text = Text("ok ")
     text.append("\x1b[31mred\x1b[0m", style="bold")
     text.append("\x1b]2;title\nnext\tcol\x00\x9b")
     safe = screen_safe(text)
-    assert safe.plain == "ok red2;title\nnext\tcol"
-    assert [(s.start, s.end, s.style) for s in safe.spans] == [(3, 6, "bold")]
+    assert safe.plain == "ok ␛[31mred␛[0m␛]2;title\nnext\tcol␀\\x9b"
+    bold = {i for s in safe.spans if s.style == "bold" for i in range(s.start, s.end)}
+    assert bold == set(range(3, 15)) and {s.style for s in safe.spans} == {"bold"}
     plain = Text("nothing to drop\n")
     assert screen_safe(plain) is plain
-    assert safe_str("a\x1b[5;1Hb\x07c") == "abc"
+    assert display_text("a\x1b[5;1Hb\x07c") == "a␛[5;1Hb␇c"

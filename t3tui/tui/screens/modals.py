@@ -12,7 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from t3tui.tui.labels import safe_str, screen_safe
+from t3tui.tui.labels import display_text, screen_safe
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class ConfirmScreen(ModalScreen[str | None]):
     def __init__(self, title: str, body: Text, choices: Sequence[Choice],
                  *, warning: Text | None = None) -> None:
         super().__init__(classes="confirm")
-        self._title = safe_str(title)  # thread titles, prompts, options: agent text
+        self._title = display_text(title, one_line=True)  # thread titles, prompts, options: agent text
         self._body = screen_safe(body)
         self._warning = screen_safe(warning) if warning is not None else None
         self._choices = list(choices)
@@ -47,7 +47,7 @@ class ConfirmScreen(ModalScreen[str | None]):
                 yield Static(self._warning, id="dialog-warning")
             with Horizontal(id="dialog-buttons"):
                 for n, choice in enumerate(self._choices):
-                    yield Button(Text(safe_str(choice.label)), variant=choice.variant,  # type: ignore[arg-type]
+                    yield Button(Text(display_text(choice.label)), variant=choice.variant,  # type: ignore[arg-type]
                                  id=f"choice-{n}", name=choice.key)
                 yield Button("Cancel", variant="default", id="choice-cancel", name="")
 
@@ -77,7 +77,7 @@ class PromptScreen(ModalScreen[dict[str, str] | None]):
     def __init__(self, title: str, body: Text, fields: Sequence[Field],
                  *, submit: str = "Send") -> None:
         super().__init__(classes="prompt")
-        self._title = safe_str(title)
+        self._title = display_text(title, one_line=True)
         self._body = screen_safe(body)
         self._fields = list(fields)
         self._submit = submit
@@ -87,7 +87,7 @@ class PromptScreen(ModalScreen[dict[str, str] | None]):
             yield Label(Text(self._title), id="dialog-title")
             yield Static(self._body, id="dialog-body")
             for field in self._fields:
-                yield Label(Text(safe_str(field.label)), classes="field-label")
+                yield Label(Text(display_text(field.label)), classes="field-label")
                 yield Input(placeholder=field.placeholder, id=f"field-{field.id}",
                             name=field.id)
             yield Static("", id="dialog-error")
