@@ -10,7 +10,9 @@ import argparse
 import json
 
 from t3tui.headless.common import add_server_arguments, now, run_async, supervised
+from t3tui.headless.proof import add_proof_arguments, apply_records, homes_from
 from t3tui.headless.render import console, print_lines, report
+from t3tui.proof.records import RecordReader
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,11 +28,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--json", action="store_true", help="one JSON document (see docs/STATUS_JSON.md)"
     )
     add_server_arguments(parser)
+    add_proof_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     async def main() -> int:
+        reader = RecordReader(homes_from(args))
         async with supervised(args) as (_session, supervisor):
+            await apply_records(supervisor, reader)
             view = supervisor.view(now())
         if args.json:
             print(json.dumps(view.to_status_json(), indent=2, default=str))

@@ -12,12 +12,14 @@ from t3tui.model.context import Detach, ThreadContext
 from t3tui.model.detectors import (
     delivery_findings,
     phantom_findings,
+    proof_findings,
     serialized_findings,
     stuck_findings,
 )
 from t3tui.model.facts import OwnFacts, TaskFacts
 from t3tui.model.findings import Finding, rank_findings
 from t3tui.model.index import MAX_DEPTH, TreeIndex
+from t3tui.model.provider_record import ProviderRecord
 from t3tui.model.rows import STATES, ThreadRow
 from t3tui.model.states import Derived, derive
 
@@ -30,8 +32,10 @@ class Assembler:
 
     def __init__(self, index: TreeIndex, config: DetectorConfig, now: datetime,
                  checkins: dict[str, CheckIn], verdict: VerdictFn,
-                 memo: dict[str, tuple[str, datetime]], shell_synced: bool) -> None:
+                 memo: dict[str, tuple[str, datetime]], shell_synced: bool,
+                 records: dict[str, ProviderRecord] | None = None) -> None:
         self.ix, self.config, self.now = index, config, now
+        self.records = records or {}
         self.checkins, self.verdict, self.memo = checkins, verdict, memo
         self.shell_synced = shell_synced
         self._busy: dict[str, bool] = {}
@@ -164,6 +168,7 @@ class Assembler:
             checkin=checkin,
             checkin_verdict=self.verdict(thread_id, self.now) if checkin else None,
             task_known=ix.task_known,
+            provider_record=self.records.get(thread_id),
         )
 
     # -- derivation --
@@ -174,7 +179,8 @@ class Assembler:
             return cached
         ctx = self.context(thread_id)
         findings: list[Finding] = []
-        for detector in (stuck_findings, delivery_findings, serialized_findings, phantom_findings):
+        for detector in (stuck_findings, proof_findings, delivery_findings, serialized_findings,
+                         phantom_findings):
             findings.extend(detector(ctx, self.config, self.now))
         findings = rank_findings(findings)
         result = derive(ctx, findings)

@@ -11,6 +11,9 @@ class DetectorConfig:
 
     # stuck: the provider said the turn is over but the run is still starting/running
     provider_finished_dwell_s: float = 10.0
+    # provider_finished_unheard: the provider's own record says the turn ended this long ago
+    # and T3 still shows it running (T3 normally hears within a second)
+    provider_unheard_dwell_s: float = 10.0
     # stuck: a session this thread runs in was detached (by any thread) and its active run
     # shows no agent progress since (a healthy turn shows its first item within ~2 s)
     detached_session_dwell_s: float = 5.0

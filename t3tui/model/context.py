@@ -8,6 +8,7 @@ from datetime import datetime
 
 from t3tui.model.checkin import CheckIn, CheckInVerdict
 from t3tui.model.facts import OwnFacts, TaskFacts
+from t3tui.model.provider_record import ProviderRecord
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class ThreadContext:
     checkin: CheckIn | None
     checkin_verdict: CheckInVerdict | None
     task_known: Callable[[str, str], bool]  # ("task"|"client_request", value) -> has a row
+    provider_record: ProviderRecord | None = None  # the provider's own record, when read
 
     @property
     def provider_native(self) -> bool:

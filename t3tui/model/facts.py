@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from t3tui.model.projection import ACTIVE_RUN, TERMINAL_RUN, TERMINAL_TASK, Claim, Projection
+from t3tui.model.provider_record import NativeRef, native_ref
 from t3tui.model.rows import PendingRequest, TaskInfo
 from t3tui.model.taskids import client_request_id
 from t3tui.model.wire import earliest, latest, obj, objs, string, ts, ts_key
@@ -103,6 +104,10 @@ class OwnFacts:
     run_session_ids: frozenset[str]       # the session(s) its active run's provider thread uses
     session_attached_at: dict[str, datetime | None]  # explicit re-attach events seen live
     stopped_session: tuple[str, str, datetime | None] | None  # (id, status, since)
+    native_thread: NativeRef | None       # the provider's own id of the run's provider thread
+    native_turn: NativeRef | None         # ... and of its latest provider turn
+    provider_turn_id: str | None          # T3's id of that provider turn
+    provider_turn_started_at: datetime | None
     subscribed: bool
     has_record: bool                      # shell row or projection (else task-row placeholder)
     tasks: tuple[TaskFacts, ...]
@@ -166,6 +171,24 @@ def task_facts(parent_id: str, proj: Projection) -> tuple[TaskFacts, ...]:
     return tuple(out)
 
 
+def native_side(proj: Projection | None, run: dict[str, Any] | None,
+                base: dict[str, Any]) -> tuple[Any, ...]:
+    """(native thread ref, native turn ref, T3 provider turn id, its start) for a run (else the
+    thread's active provider thread): what the provider's own record is looked up by."""
+    if proj is None:
+        return None, None, None, None
+    pthread_id = (run or {}).get("providerThreadId") or base.get("activeProviderThreadId")
+    pthread = proj.provider_threads.get(str(pthread_id)) if pthread_id else None
+    if pthread is None and proj.provider_threads:
+        pthread = max(proj.provider_threads.values(), key=lambda p: ts_key(p.get("updatedAt")))
+    driver = string(pthread.get("driver")) if pthread else None
+    thread_ref = native_ref(pthread.get("nativeThreadRef"), driver) if pthread else None
+    turn = proj.latest_turn(run) if run else None
+    turn_ref = native_ref(turn.get("nativeTurnRef"), driver) if turn else None
+    return (thread_ref, turn_ref, string(turn.get("id")) if turn else None,
+            ts(turn.get("startedAt")) if turn else None)
+
+
 def _provider_side(proj: Projection, run: dict[str, Any] | None) -> tuple[Any, ...]:
     """(turn status, turn ended at, provider thread idle-at, stopped session) for a run."""
     if run is None:
@@ -174,8 +197,8 @@ def _provider_side(proj: Projection, run: dict[str, Any] | None) -> tuple[Any, .
     turn = proj.latest_turn(run)
     turn_status = string(turn.get("status")) if turn else None
     turn_end = ts(turn.get("completedAt")) if turn else None
-    idle_at = None
     pthread = proj.provider_threads.get(str(run.get("providerThreadId")))
+    idle_at = None
     if pthread and pthread.get("status") == "idle":
         updated = ts(pthread.get("updatedAt"))
         if updated and started and updated >= started:
@@ -218,6 +241,7 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
     if run is not None and proj is not None:
         since = proj.run_since.get(str(run.get("id")), (None, None))[1]
     turn_status, turn_end, idle_at, stopped = _provider_side(proj, run) if proj else (None,) * 4
+    native_thread, native_turn, pturn_id, pturn_start = native_side(proj, run or latest_run, sh or app)
     tasks = task_facts(thread_id, proj) if proj else ()
     cohorts = {}
     if proj:
@@ -259,6 +283,10 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
         run_session_ids=_run_sessions(proj, run, sh or app),
         session_attached_at=dict(proj.attached_at) if proj else {},
         stopped_session=stopped,
+        native_thread=native_thread,
+        native_turn=native_turn,
+        provider_turn_id=pturn_id,
+        provider_turn_started_at=pturn_start,
         subscribed=proj is not None,
         has_record=bool(base),
         tasks=tasks,

@@ -12,9 +12,14 @@ SERIALIZED_WAIT: Final = "serialized_wait"
 PHANTOM_CHILD: Final = "phantom_child"
 UNDELIVERED_RESULT: Final = "undelivered_result"
 ORPHANED_DELIVERY: Final = "orphaned_delivery"
+# the provider's own record says the turn ended; T3 still shows it running (T3 never heard)
+PROVIDER_FINISHED_UNHEARD: Final = "provider_finished_unheard"
+# kinds that make a thread `stuck`
+STUCK_KINDS: Final = frozenset({STUCK, PROVIDER_FINISHED_UNHEARD})
 
 # rule name -> rank (lower is stronger), after delegation.md §7
 RULE_RANK: Final[dict[str, int]] = {
+    "provider-finished-unheard": 5,
     "provider-finished-run-running": 10,
     "drain-too-long": 11,
     "session-detached-by-other": 20,

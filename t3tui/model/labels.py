@@ -34,6 +34,7 @@ COUNT_ORDER = (
 QUIET_STATES = ("settled", "idle")
 FINDING_WORDS = {
     "stuck": "stuck",
+    "provider_finished_unheard": "unheard",
     "serialized_wait": "serialized",
     "phantom_child": "phantom",
     "undelivered_result": "undelivered",

@@ -10,7 +10,7 @@ from t3tui.model.findings import (
     ORPHANED_DELIVERY,
     PHANTOM_CHILD,
     SERIALIZED_WAIT,
-    STUCK,
+    STUCK_KINDS,
     Finding,
 )
 from t3tui.model.rows import (
@@ -66,7 +66,7 @@ def _waiting_reason(ctx: ThreadContext) -> str | None:
 def derive(ctx: ThreadContext, findings: list[Finding]) -> Derived:
     """Primary state by precedence (docs/ARCHITECTURE.md "model/"), plus overlays."""
     own, task = ctx.own, ctx.task
-    stuck = [f for f in findings if f.kind == STUCK]
+    stuck = [f for f in findings if f.kind in STUCK_KINDS]
     overlays = []
     if own.settled:
         overlays.append("settled")

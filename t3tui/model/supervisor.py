@@ -12,6 +12,7 @@ from t3tui.model.config import DetectorConfig
 from t3tui.model.findings import rank_findings
 from t3tui.model.index import Record, TreeIndex
 from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot
+from t3tui.model.provider_record import NativeRef, ProviderRecord
 from t3tui.model.rows import STATES, SupervisorView, ThreadRow
 from t3tui.model.wire import ModelInputError, as_wire, obj, objs, sequence_of, string
 
@@ -31,6 +32,7 @@ class Supervisor:
         self._checkins: dict[str, CheckIn] = {}
         self._rejected: dict[str, str] = {}
         self._since_memo: dict[str, tuple[str, datetime]] = {}
+        self._records: dict[str, ProviderRecord] = {}
 
     # -- shell stream --
 
@@ -247,11 +249,36 @@ class Supervisor:
         return checkin_verdict(checkin, now=now, messages=messages, latest_visible=latest_visible,
                                rejected=self._rejected.get(thread_id), runs=runs)
 
+    # -- the provider's own records (read by t3tui.proof, fed in here) --
+
+    def native_threads(self) -> dict[str, NativeRef]:
+        """Thread id -> the native id of its current provider thread, for every subscribed
+        thread whose provider thread carries one (what to look up on the machine)."""
+        out = {}
+        for thread_id, rec in self._ix.records.items():
+            if rec.proj is not None and (ref := self._ix.own(thread_id).native_thread) is not None:
+                out[thread_id] = ref
+        return out
+
+    def set_provider_record(self, thread_id: str, record: ProviderRecord | None) -> None:
+        """What the provider's own record says of this thread (None: forget it)."""
+        if self._records.get(thread_id) == record:
+            return
+        if record is None:
+            self._records.pop(thread_id, None)
+        else:
+            self._records[thread_id] = record
+        if thread_id in self._ix.records:
+            self._ix.touch(thread_id)
+
+    def provider_record(self, thread_id: str) -> ProviderRecord | None:
+        return self._records.get(thread_id)
+
     # -- views --
 
     def _assembler(self, now: datetime) -> Assembler:
         return Assembler(self._ix, self.config, now, self._checkins, self.checkin_verdict,
-                         self._since_memo, self._shell_synced)
+                         self._since_memo, self._shell_synced, self._records)
 
     def row(self, thread_id: str, now: datetime) -> ThreadRow | None:
         """One thread's row at `now` (None when it is not shown), without a full view."""

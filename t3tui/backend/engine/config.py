@@ -45,6 +45,10 @@ class EngineConfig:
     drain_seconds: float = 0.02
     kill_grace_seconds: float = 2.0
     workspace: Path | None = None
+    # where the scripted agents write their own session records (Codex rollouts, Claude
+    # transcripts); default <data_dir>/codex-home and <data_dir>/claude-home
+    codex_home: Path | None = None
+    claude_home: Path | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "faults", check_faults(self.faults))

@@ -22,6 +22,7 @@ from t3tui.backend.engine.scenario_runner import ScenarioRunner
 from t3tui.backend.engine.sessions import SessionManager
 from t3tui.backend.engine.shell import shell_row
 from t3tui.backend.provider import ProviderInstanceConfig, ScriptedProvider
+from t3tui.backend.provider.records import CLAUDE_DRIVER, SessionRecords
 from t3tui.backend.scenarios import Scenario, load_scenario
 from t3tui.backend.store import EventStore, StoredEvent
 from t3tui.protocol import ShellSnapshot, ThreadProjection, ThreadShell
@@ -88,9 +89,14 @@ class Engine:
         if existing is not None and existing.log.entries:
             return existing
         logs = self.data_dir / "provider-logs"
+        claude = config.driver == CLAUDE_DRIVER
+        home = (self.config.claude_home or self.data_dir / "claude-home") if claude \
+            else (self.config.codex_home or self.data_dir / "codex-home")
+        records = SessionRecords(driver=config.driver, home=home, cwd=self.workspace,
+                                 model=config.model, clock=self.config.clock)
         provider = ScriptedProvider(config, cwd=self.workspace, log_path=logs / f"{config.name}.jsonl",
                                     clock=self.config.clock,
-                                    kill_grace=self.config.kill_grace_seconds)
+                                    kill_grace=self.config.kill_grace_seconds, records=records)
         provider.sink = self.runs.on_notification
         if existing is not None:
             existing.log.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +22,10 @@ from t3tui.backend.provider.agent import ToolHost, TurnContext, TurnFailed, perf
 from t3tui.backend.provider.config import ProviderInstanceConfig
 from t3tui.backend.provider.log import ProviderLog
 from t3tui.backend.provider.process import KILL_GRACE_SECONDS, ProcessRegistry
+from t3tui.backend.provider.records import SessionRecords
+
+log_ = logging.getLogger(__name__)
+_RECORDED = ("turn.started", "turn.completed", "turn.failed", "turn.interrupted")
 
 
 @dataclass(frozen=True)
@@ -60,8 +65,10 @@ class ScriptedProvider:
         log_path: Path | None,
         clock: Callable[[], datetime],
         kill_grace: float = KILL_GRACE_SECONDS,
+        records: SessionRecords | None = None,
     ) -> None:
         self.config = config
+        self.records = records
         self.cwd = cwd
         self.log = ProviderLog(log_path, clock)
         self.processes = ProcessRegistry()
@@ -90,7 +97,7 @@ class ScriptedProvider:
         return session.id
 
     def start_thread(self, session_id: str, app_thread_id: str) -> str:
-        native = self._new_id("native")
+        native = self.records.new_thread_id() if self.records else self._new_id("native")
         self._thread_app[native] = app_thread_id
         self._sessions[session_id].subscribed.add(native)
         self.log.write(
@@ -135,6 +142,8 @@ class ScriptedProvider:
                 appThreadId=self._thread_app.get(native),
                 **fields,
             )
+            if self.records is not None and event in _RECORDED:
+                self._record(event, native, ref, fields)
 
         async def ask(request: dict[str, Any]) -> str:
             request_ref = self._new_id("req")
@@ -194,6 +203,21 @@ class ScriptedProvider:
         ctx.log("turn.completed", reply=reply)
         ctx.emit("message", {"messageRef": ctx.next_ref("msg"), "text": reply, "streaming": False})
         ctx.emit("completed", {"reply": reply})
+
+    def _record(self, event: str, native: str, ref: str, fields: dict[str, Any]) -> None:
+        """Write the provider's own session record (a rollout or transcript line)."""
+        assert self.records is not None
+        try:
+            if event == "turn.started":
+                self.records.turn_started(native, ref, str(fields.get("text", "")))
+            elif event == "turn.completed":
+                self.records.turn_completed(native, ref, str(fields.get("reply", "")))
+            elif event == "turn.failed":
+                self.records.turn_failed(native, ref, str(fields.get("message", "")))
+            else:
+                self.records.turn_interrupted(native, ref)
+        except OSError as exc:  # a full disk must not end the agent's turn
+            log_.warning("cannot write the session record of %s: %s", native, exc)
 
     def turn_is_live(self, ref: str) -> bool:
         return ref in self._turns

@@ -2,7 +2,9 @@
 
 from t3tui.model.detectors.delivery import delivery_findings
 from t3tui.model.detectors.phantom import phantom_findings
+from t3tui.model.detectors.proof import proof_findings
 from t3tui.model.detectors.serialized import serialized_findings
 from t3tui.model.detectors.stuck import stuck_findings
 
-__all__ = ["delivery_findings", "phantom_findings", "serialized_findings", "stuck_findings"]
+__all__ = ["delivery_findings", "phantom_findings", "proof_findings", "serialized_findings",
+           "stuck_findings"]

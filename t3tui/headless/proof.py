@@ -1,0 +1,46 @@
+"""Flags and glue for reading the provider's own records next to a headless command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+from t3tui.model import Supervisor
+from t3tui.proof.homes import ProofHomes, resolve_homes
+from t3tui.proof.records import RecordReader
+
+
+def add_proof_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "proof from the machine",
+        "read the providers' own session records (read-only) to prove a stuck turn",
+    )
+    group.add_argument(
+        "--codex-home", metavar="DIR", default=None,
+        help="Codex home with sessions/ and archived_sessions/ "
+             "(env: T3TUI_CODEX_HOME, CODEX_HOME; default ~/.codex; 'off' skips Codex)",
+    )
+    group.add_argument(
+        "--claude-home", metavar="DIR", default=None,
+        help="Claude Code config dir with projects/ "
+             "(env: T3TUI_CLAUDE_HOME, CLAUDE_CONFIG_DIR; default ~/.claude; 'off' skips Claude)",
+    )
+    group.add_argument(
+        "--no-provider-records", dest="provider_records", action="store_false",
+        help="do not read provider records at all (env: T3TUI_PROOF=0)",
+    )
+
+
+def homes_from(args: argparse.Namespace) -> ProofHomes:
+    return resolve_homes(getattr(args, "codex_home", None), getattr(args, "claude_home", None),
+                         enabled=getattr(args, "provider_records", True))
+
+
+async def apply_records(supervisor: Supervisor, reader: RecordReader) -> None:
+    """Read (in a worker thread) and hand the records to the supervisor (on this loop)."""
+    wanted = supervisor.native_threads()
+    if not wanted or not reader.homes.enabled:
+        return
+    records = await asyncio.to_thread(reader.refresh, wanted)
+    for thread_id in wanted:
+        supervisor.set_provider_record(thread_id, records.get(thread_id))

@@ -1,0 +1,101 @@
+"""Proof from the machine, end to end: the reference backend's scripted agents write Codex
+rollouts; t3tui reads them next to the live stream (real sockets, real files) and says
+`provider_finished_unheard` only when the provider finished a turn T3 never heard of."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+
+import pytest
+
+from t3tui.backend.provider.faults import SETTLE_DROPS_CHILD_SUBSCRIPTION
+from t3tui.backend.testing import running_backend
+from t3tui.model.provider_record import FOUND, MISSING
+from t3tui.proof.homes import ProofHomes
+from tests.headless.cli import cli, server_args
+from tests.proof.helpers import (
+    rollout_of,
+    rollouts,
+    settle_and_send,
+    view_with_records,
+    wait_for_marker,
+)
+
+pytestmark = pytest.mark.e2e
+UNHEARD = "provider_finished_unheard"
+
+
+def digest(paths) -> dict[str, str]:
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+
+
+async def test_seed_004_leaves_the_triagers_trail_and_status_says_t3_never_heard(tmp_path) -> None:
+    async with running_backend(
+        scenario="settle-unsubscribe", faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]
+    ) as backend:
+        home = backend.data_dir / "codex-home"
+        child = await settle_and_send(backend, "Reply PONG")
+        done = await wait_for_marker(backend, child, "task_complete")
+        # the trail: the child's rollout says PONG and task_complete ...
+        assert done["payload"]["last_agent_message"] == "PONG"
+        # ... while T3 still shows its run running
+        assert backend.engine.shell_row(child).activity_run_status == "running"
+        before = digest(rollouts(home))
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 25
+        while True:  # the verdict waits its dwell (10 s) after task_complete
+            result = await cli("status", "--json", "--codex-home", str(home), "--claude-home", "off",
+                               *server_args(backend))
+            doc = result.json()
+            if any(f["kind"] == UNHEARD for f in doc["findings"]) or loop.time() > deadline:
+                break
+            await asyncio.sleep(0.5)
+        unheard = [f for f in doc["findings"] if f["kind"] == UNHEARD]
+        assert [f["threadId"] for f in unheard] == [child]  # once, on the child only
+        assert result.code == 1
+        [finding] = unheard
+        ev = finding["evidence"]
+        assert ev["recordFile"] == str(rollout_of(backend, child))
+        assert ev["marker"] == "task_complete" and ev["lastMessage"] == "PONG"
+        assert ev["recordStatus"] == "completed" and ev["t3TurnStatus"] == "running"
+        assert 'last message "PONG"' in finding["reason"] and "T3 never heard" in finding["reason"]
+        rows = {t["id"]: t for t in doc["threads"]}
+        assert rows[child]["state"] == "stuck"
+
+        human = await cli("status", "--codex-home", str(home), *server_args(backend))
+        assert "unheard" in human.out and "T3 never heard" in human.out
+        assert digest(rollouts(home)) == before  # read, never written
+
+
+async def test_no_record_is_no_verdict_and_a_working_provider_is_not_flagged(tmp_path) -> None:
+    async with running_backend(
+        scenario="settle-unsubscribe", faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]
+    ) as backend:
+        home = backend.data_dir / "codex-home"
+        child = await settle_and_send(backend, "Hang")
+        await wait_for_marker(backend, child, "task_started")
+
+        # the provider is still working on the turn: far past any dwell, no verdict
+        view, sup = await view_with_records(backend, ProofHomes(home, None), ahead_s=3600)
+        assert sup.provider_record(child).state == FOUND
+        assert [f for f in view.findings if f.kind == UNHEARD] == []
+
+        # no record on this machine (an empty home): "no provider record", never a verdict
+        empty = tmp_path / "empty-codex"
+        empty.mkdir()
+        view, sup = await view_with_records(backend, ProofHomes(empty, None), ahead_s=3600)
+        assert sup.provider_record(child).state == MISSING
+        assert [f for f in view.findings if f.kind == UNHEARD] == []
+
+
+async def test_healthy_child_whose_turn_t3_heard_is_not_flagged() -> None:
+    async with running_backend(scenario="settle-unsubscribe") as backend:
+        home = backend.data_dir / "codex-home"
+        child = await settle_and_send(backend, "Reply PONG")
+        await wait_for_marker(backend, child, "task_complete")
+        view, sup = await view_with_records(backend, ProofHomes(home, None), ahead_s=3600)
+        record = sup.provider_record(child)
+        assert record.state == FOUND and record.turns[-1].last_message == "PONG"
+        assert [f for f in view.findings if f.kind == UNHEARD] == []
