@@ -102,6 +102,7 @@ async def test_demo_tree_reaches_every_state_and_leaves_no_process(tmp_path: Pat
             assert ThreadProjection.from_wire(wire).to_wire() == wire
             shell = engine.shell_row_wire(thread_id)
             assert ThreadShell.from_wire(shell).to_wire() == shell
-        pids = list(engine.providers["opencode"].processes.pids)
-        assert pids, "the long runner runs a real process"
+        # the run is `running` a moment before its command's process is spawned
+        pids = await until(engine, lambda: list(engine.providers["opencode"].processes.pids),
+                           timeout=10, what="the long runner runs a real process")
     assert not any(pid_alive(p) for p in pids)
