@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from t3tui.model.checkin import CheckIn, CheckInVerdict
 from t3tui.model.config import DetectorConfig
 from t3tui.model.context import Detach, ThreadContext
+from t3tui.model.deadlines import Collect, note
 from t3tui.model.detectors import (
     delivery_findings,
     phantom_findings,
@@ -20,6 +21,7 @@ from t3tui.model.facts import OwnFacts, TaskFacts
 from t3tui.model.findings import Finding, rank_findings
 from t3tui.model.index import MAX_DEPTH, TreeIndex
 from t3tui.model.provider_record import ProviderRecord
+from t3tui.model.rowcache import RowCache
 from t3tui.model.rows import STATES, ThreadRow
 from t3tui.model.states import Derived, derive
 
@@ -33,13 +35,15 @@ class Assembler:
     def __init__(self, index: TreeIndex, config: DetectorConfig, now: datetime,
                  checkins: dict[str, CheckIn], verdict: VerdictFn,
                  memo: dict[str, tuple[str, datetime]], shell_synced: bool,
-                 records: dict[str, ProviderRecord] | None = None) -> None:
+                 records: dict[str, ProviderRecord] | None = None,
+                 cache: RowCache | None = None) -> None:
         self.ix, self.config, self.now = index, config, now
         self.records = records or {}
         self.checkins, self.verdict, self.memo = checkins, verdict, memo
         self.shell_synced = shell_synced
+        self.cache = cache or RowCache()
         self._busy: dict[str, bool] = {}
-        self._derived: dict[str, tuple[Derived, list[Finding], ThreadContext]] = {}
+        self._derived: dict[str, tuple[Derived, list[Finding], ThreadContext, datetime | None]] = {}
 
     # -- visibility and order --
 
@@ -108,6 +112,8 @@ class Assembler:
         """Live work anywhere in this thread's subtree."""
         if thread_id in self._busy:
             return self._busy[thread_id]
+        if (kept := self.cache.peek(thread_id, self.now)) is not None:
+            return kept.busy
         self._busy[thread_id] = False  # cycle guard
         own = self.ix.own(thread_id)
         if own.has_record:
@@ -157,6 +163,8 @@ class Assembler:
                 blocked.append(task)
         blocked.sort(key=lambda t: (t.started_at or _EPOCH, t.task_id))
         checkin = self.checkins.get(thread_id)
+        if checkin is not None:
+            note(checkin.deadline)
         return ThreadContext(
             own=own,
             parent=parent,
@@ -176,16 +184,23 @@ class Assembler:
     def derived(self, thread_id: str) -> tuple[Derived, list[Finding], ThreadContext]:
         cached = self._derived.get(thread_id)
         if cached is not None:
-            return cached
-        ctx = self.context(thread_id)
-        findings: list[Finding] = []
-        for detector in (stuck_findings, proof_findings, delivery_findings, serialized_findings,
-                         phantom_findings):
-            findings.extend(detector(ctx, self.config, self.now))
-        findings = rank_findings(findings)
-        result = derive(ctx, findings)
-        self._derived[thread_id] = (result, findings, ctx)
+            note(cached[3])  # whoever asks again depends on the same moments
+            return cached[:3]
+        with Collect() as moments:
+            ctx = self.context(thread_id)
+            findings: list[Finding] = []
+            for detector in (stuck_findings, proof_findings, delivery_findings,
+                             serialized_findings, phantom_findings):
+                findings.extend(detector(ctx, self.config, self.now))
+            findings = rank_findings(findings)
+            result = derive(ctx, findings)
+        self._derived[thread_id] = (result, findings, ctx, moments.earliest)
         return result, findings, ctx
+
+    def state_of(self, thread_id: str) -> str:
+        """A child's state, as its parent's counts read it: kept, or derived now."""
+        kept = self.cache.peek(thread_id, self.now)
+        return kept.row.state if kept is not None else self.derived(thread_id)[0].state
 
     def row(self, thread_id: str, depth: int) -> ThreadRow:
         result, findings, ctx = self.derived(thread_id)
@@ -196,7 +211,7 @@ class Assembler:
             since = memo[1] if memo and memo[0] == result.state else self.now
         self.memo[thread_id] = (result.state, since)
         kids = self.visible_children(thread_id)
-        counts = Counter(self.derived(k)[0].state for k in kids)
+        counts = Counter(self.state_of(k) for k in kids)
         overlays = result.overlays
         if not self.shell_synced or (rec.proj is not None and not rec.synced):
             overlays = (*overlays, "stale")

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from t3tui.model.deadlines import note
 from t3tui.model.projection import ACTIVE_RUN, TERMINAL_RUN, TERMINAL_TASK, Claim, Projection
 from t3tui.model.provider_record import NativeRef, native_ref
 from t3tui.model.rows import PendingRequest, TaskInfo
@@ -44,6 +45,8 @@ class TaskFacts:
     def returned_at(self, now: datetime | None = None) -> datetime | None:
         """When the wait call returned: seen in events, or its budget ran out (by `now`)."""
         budget = self.budget_at if now is None or (self.budget_at and self.budget_at <= now) else None
+        if now is not None and budget is None:
+            note(self.budget_at)  # the wait times out then, by time alone
         return earliest(self.return_at, budget)
 
     def wait_result(self, now: datetime) -> str | None:

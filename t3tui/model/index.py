@@ -43,7 +43,7 @@ class TreeIndex:
     crid_task: dict[str, str] = field(default_factory=dict)
     session_threads: dict[str, set[str]] = field(default_factory=dict)
     detaches: dict[str, dict[str, list[tuple[datetime | None, str | None]]]] = field(default_factory=dict)
-    dirty: set[str] = field(default_factory=set)
+    dirty: set[str] = field(default_factory=set)  # own inputs changed: rows to re-derive
     facts: dict[str, OwnFacts] = field(default_factory=dict)
 
     def record(self, thread_id: str) -> Record:
@@ -74,15 +74,10 @@ class TreeIndex:
         self.touch(parent)
 
     def touch(self, thread_id: str, with_children: bool = False) -> None:
-        """Invalidate a thread's facts; mark it, its ancestors (and children) dirty."""
+        """Invalidate a thread's facts; mark it (and its children) dirty. Its ancestors are
+        re-derived only if its row's summary changes (`Supervisor._settle`)."""
         self.facts.pop(thread_id, None)
-        current: str | None = thread_id
-        for _ in range(MAX_DEPTH):
-            if current is None or (current in self.dirty and current != thread_id):
-                break
-            self.dirty.add(current)
-            rec = self.records.get(current)
-            current = rec.parent if rec else None
+        self.dirty.add(thread_id)
         if with_children:
             self.dirty.update(self.children.get(thread_id, ()))
 

@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
+
+from t3tui.model.deadlines import note
 
 
 def held(since: datetime | None, now: datetime, dwell_s: float) -> bool:
-    """The condition that began at `since` has lasted at least `dwell_s`."""
-    return since is not None and (now - since).total_seconds() >= dwell_s
+    """The condition that began at `since` has lasted at least `dwell_s`.
+
+    Rules read the clock only through `held` and `reached`: they note the moment the answer
+    flips, so a row is re-derived then and not before (`t3tui/model/deadlines.py`).
+    """
+    if since is None:
+        return False
+    if (now - since).total_seconds() >= dwell_s:
+        return True
+    note(since + timedelta(seconds=dwell_s))
+    return False
+
+
+def reached(at: datetime | None, now: datetime) -> bool:
+    """`now` is at or past `at` (a deadline); notes `at` while it is still ahead."""
+    if at is None:
+        return False
+    if now >= at:
+        return True
+    note(at)
+    return False
 
 
 def age(since: datetime | None, now: datetime) -> float | None:

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from t3tui.model.config import DetectorConfig
 from t3tui.model.context import ThreadContext
-from t3tui.model.detectors.common import age, held, human
+from t3tui.model.detectors.common import age, held, human, reached
 from t3tui.model.findings import STUCK, Finding
 from t3tui.model.wire import iso, latest
 
@@ -82,7 +82,7 @@ def checkin_unanswered(ctx: ThreadContext, config: DetectorConfig, now: datetime
     f, checkin, verdict = ctx.own, ctx.checkin, ctx.checkin_verdict
     if checkin is None or verdict is None or verdict.verdict != "unanswered":
         return []
-    if now < checkin.deadline:
+    if not reached(checkin.deadline, now):
         return []  # concluded early because its run ended: that thread is not running, so not stuck
     if f.agent_progress_at is not None and f.agent_progress_at > checkin.sent_at:
         return []
