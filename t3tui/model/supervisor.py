@@ -10,8 +10,8 @@ from t3tui.model.assemble import Assembler
 from t3tui.model.changes import Change, changes
 from t3tui.model.checkin import CheckIn, CheckInVerdict, checkin_verdict
 from t3tui.model.config import DetectorConfig
-from t3tui.model.findings import rank_findings
 from t3tui.model.deadlines import Collect
+from t3tui.model.findings import rank_findings
 from t3tui.model.index import MAX_DEPTH, Record, TreeIndex
 from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot
 from t3tui.model.provider_record import NativeRef, ProviderRecord
