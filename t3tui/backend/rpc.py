@@ -42,6 +42,17 @@ from t3tui.protocol.rpc import (
 
 log = logging.getLogger(__name__)
 
+# A client that stops reading must not grow the server without bound. A stream holds at most
+# one Chunk on the wire until it is acked (`StreamSink`, the protocol's back-pressure, with
+# bounded coalescing behind it); everything else (answers, pongs, defects) waits in the outbox.
+# While the outbox is over its cap the server reads no more requests (TCP holds the client
+# back); when it stays over the cap for STALL_S without the client reading, the socket is
+# closed with 1008 and a reason that says so.
+OUTBOX_MAX_MESSAGES = 4096
+OUTBOX_MAX_BYTES = 32 * 1024 * 1024
+STALL_S = 30.0
+NOT_READING = 1008  # policy violation
+
 
 class EncodedItem(str):
     """A stream item already encoded as JSON text, spliced into its Chunk as is: an event
@@ -153,10 +164,17 @@ class _InFlight:
 class RpcConnection:
     """Serves the RPC methods on one accepted websocket until it closes."""
 
-    def __init__(self, ws: ServerConnection, methods: Mapping[str, Method]) -> None:
+    def __init__(self, ws: ServerConnection, methods: Mapping[str, Method], *,
+                 max_messages: int | None = None, max_bytes: int | None = None) -> None:
         self._ws = ws
         self._methods = methods
         self._outbox: asyncio.Queue[str] = asyncio.Queue()
+        self._queued_bytes = 0
+        self._max_messages = max_messages or OUTBOX_MAX_MESSAGES
+        self._max_bytes = max_bytes or OUTBOX_MAX_BYTES
+        self._room = asyncio.Event()  # set while the outbox is under its cap
+        self._room.set()
+        self._closing: asyncio.Task[None] | None = None
         self._inflight: dict[str, _InFlight] = {}
         self._fibers = itertools.count(1)
         # Unary calls are commands: they finish even if the client goes away (see `_on_request`).
@@ -166,6 +184,13 @@ class RpcConnection:
         writer = asyncio.create_task(self._write_loop())
         try:
             async for frame in self._ws:
+                if self._closing is None and not self._room.is_set():
+                    try:
+                        await asyncio.wait_for(self._room.wait(), STALL_S)
+                    except TimeoutError:
+                        self._not_reading()
+                if self._closing is not None:
+                    continue  # closing a client that does not read: nothing more to answer
                 try:
                     self._on_frame(frame)
                 except Exception as error:  # a server bug must not take the socket down
@@ -185,14 +210,37 @@ class RpcConnection:
 
     def send(self, message: Any) -> None:
         """Queue one server message (or its already encoded text) for the wire."""
-        self._outbox.put_nowait(message if isinstance(message, str) else encode_message(message))
+        if self._closing is not None:
+            return
+        text = message if isinstance(message, str) else encode_message(message)
+        self._queued_bytes += len(text)
+        self._outbox.put_nowait(text)
+        if self._outbox.qsize() >= self._max_messages or self._queued_bytes >= self._max_bytes:
+            self._room.clear()
+
+    def _not_reading(self) -> None:
+        queued, mib = self._outbox.qsize(), self._queued_bytes / 2**20
+        reason = f"client is not reading: {queued} replies ({mib:.1f} MiB) waiting for {STALL_S:g}s"
+        log.warning("closing a connection: %s", reason)
+        while not self._outbox.empty():  # free them now; they will never be read
+            self._outbox.get_nowait()
+        self._queued_bytes = 0
+        for entry in self._inflight.values():
+            if entry.sink is not None:
+                entry.sink.closed = True
+                entry.sink.clear_pending()
+        self._closing = asyncio.create_task(self._ws.close(NOT_READING, reason[:120]))
 
     async def _write_loop(self) -> None:
         while True:
             text = await self._outbox.get()
+            self._queued_bytes -= len(text)
+            if self._outbox.qsize() < self._max_messages and self._queued_bytes < self._max_bytes:
+                self._room.set()
             try:
                 await self._ws.send(text)
             except ConnectionClosed:
+                self._room.set()  # nothing drains the outbox any more: do not wait on it
                 return
 
     def _on_frame(self, frame: str | bytes) -> None:

@@ -45,6 +45,10 @@ class TreeIndex:
     detaches: dict[str, dict[str, list[tuple[datetime | None, str | None]]]] = field(default_factory=dict)
     dirty: set[str] = field(default_factory=set)  # own inputs changed: rows to re-derive
     facts: dict[str, OwnFacts] = field(default_factory=dict)
+    # for the interest query: bumped when parent links or task rows change; ids whose own
+    # facts changed since it last looked (it re-checks only those)
+    shape: int = 0
+    refacted: set[str] = field(default_factory=set)
 
     def record(self, thread_id: str) -> Record:
         rec = self.records.get(thread_id)
@@ -66,6 +70,7 @@ class TreeIndex:
         """Drop a thread from its parent's child set (the parent's row must be re-derived)."""
         if parent is None:
             return
+        self.shape += 1
         siblings = self.children.get(parent)
         if siblings is not None:
             siblings.discard(thread_id)
@@ -77,6 +82,7 @@ class TreeIndex:
         """Invalidate a thread's facts; mark it (and its children) dirty. Its ancestors are
         re-derived only if its row's summary changes (`Supervisor._settle`)."""
         self.facts.pop(thread_id, None)
+        self.refacted.add(thread_id)
         self.dirty.add(thread_id)
         if with_children:
             self.dirty.update(self.children.get(thread_id, ()))
@@ -107,6 +113,7 @@ class TreeIndex:
             return
         self._unlink_from_parent(thread_id, rec.parent)
         rec.parent = parent
+        self.shape += 1
         if parent is not None:
             self.children.setdefault(parent, set()).add(thread_id)
         self.touch(thread_id)
@@ -115,7 +122,9 @@ class TreeIndex:
 
     def index_task(self, parent_id: str, row: dict[str, Any]) -> None:
         task_id = str(row.get("id"))
-        self.task_parent[task_id] = parent_id
+        if self.task_parent.get(task_id) != parent_id:
+            self.task_parent[task_id] = parent_id
+            self.shape += 1
         if crid := client_request_id(task_id):
             self.crid_task[crid] = task_id
         child = string(row.get("childThreadId"))
@@ -126,6 +135,8 @@ class TreeIndex:
             self.relink(old)
             self.collect(old)
         if child is not None:
+            if self.child_task.get(child) != task_id:
+                self.shape += 1
             self.task_child[task_id] = child
             self.child_task[child] = task_id
             self.record(child)
@@ -133,6 +144,7 @@ class TreeIndex:
             self.touch(child)
 
     def unindex_task(self, task_id: str) -> None:
+        self.shape += 1
         self.task_parent.pop(task_id, None)
         if (crid := client_request_id(task_id)) and self.crid_task.get(crid) == task_id:
             del self.crid_task[crid]
@@ -199,5 +211,7 @@ class TreeIndex:
             return  # still the parent link of visible children (they show as orphans)
         self._unlink_from_parent(thread_id, rec.parent)
         self.facts.pop(thread_id, None)
+        self.refacted.add(thread_id)
+        self.shape += 1
         del self.records[thread_id]
         self.dirty.add(thread_id)

@@ -34,6 +34,7 @@ class Supervisor:
         self.incremental = incremental
         self._cache = RowCache()
         self._unreported: set[str] = set()
+        self._interest: tuple[int, dict[str, bool], frozenset[str]] | None = None
         self._ix = TreeIndex()
         self._shell_cursor: int | None = None
         self._shell_synced = False
@@ -208,20 +209,37 @@ class Supervisor:
         return bool(rec and rec.synced)
 
     def threads_of_interest(self) -> set[str]:
-        """Threads to subscribe: every visible parent and every visible child."""
-        out = set()
+        """Threads to subscribe: every visible parent and every visible child.
+
+        The client asks after every batch: the answer is kept, and recomputed only when parent
+        links or task rows changed, or when a thread it looked at changed whether it is shown
+        (O(threads changed since the last call), not O(families)).
+        """
         ix = self._ix
+        kept = self._interest
+        changed, ix.refacted = ix.refacted, set()
+        if self.incremental and kept is not None and kept[0] == ix.shape and all(
+                self._shown(t) == shown for t in changed if (shown := kept[1].get(t)) is not None):
+            return set(kept[2])
+        out = set()
+        looked: dict[str, bool] = {}
+
+        def shown(thread_id: str) -> bool:
+            if thread_id not in looked:
+                looked[thread_id] = self._shown(thread_id)
+            return looked[thread_id]
+
         for parent, kids in ix.children.items():
             for kid in kids:
-                if self._shown(kid):
+                if shown(kid):
                     out.add(kid)
-                    if self._shown(parent):
+                    if shown(parent):
                         out.add(parent)
-        # Threads holding task rows, from the task index: not a walk over every record,
-        # since the client asks after every batch (O(families), not O(threads)).
+        # Threads holding task rows, from the task index: not a walk over every record.
         for parent in set(ix.task_parent.values()):
-            if self._shown(parent):
+            if shown(parent):
                 out.add(parent)
+        self._interest = (ix.shape, looked, frozenset(out))
         return out
 
     def _shown(self, thread_id: str) -> bool:

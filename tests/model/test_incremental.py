@@ -149,3 +149,16 @@ def test_the_heap_of_moments_stays_proportional_to_the_rows() -> None:
             sup._ix.touch(tid)
         sup.changed_rows(t0 + timedelta(milliseconds=k))
     assert len(sup._cache._heap) <= 2 * len(sup._cache.entries) + 64
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_the_kept_interest_equals_a_fresh_one_after_every_item(name: str) -> None:
+    ref, inc = Supervisor(incremental=False), Supervisor()
+    for frame in _frames(name):
+        for sup in (ref, inc):
+            feed(sup, [frame])
+        assert inc.threads_of_interest() == ref.threads_of_interest()
+    for thread_id in list(inc.threads_of_interest()):  # unsubscribing changes it too
+        for sup in (ref, inc):
+            sup.forget_thread(thread_id)
+        assert inc.threads_of_interest() == ref.threads_of_interest()
