@@ -23,6 +23,8 @@ SUBCOMMANDS: dict[str, str] = {
     "checkin": "t3tui.headless.checkin",
     "settle": "t3tui.headless.settle",
     "interrupt": "t3tui.headless.interrupt",
+    "record": "t3tui.headless.record",
+    "report": "t3tui.headless.report",
 }
 APP_MODULE = "t3tui.tui.launch"
 

@@ -13,7 +13,7 @@ from typing import Any
 from t3tui.client.errors import ClientError
 from t3tui.client.outcome import Rejected, Unknown, new_command_id
 from t3tui.client.session import Session
-from t3tui.model.checkin import CheckInVerdict, plan_checkin
+from t3tui.model.checkin import CheckIn, CheckInVerdict, plan_checkin
 
 Clock = Callable[[], datetime]
 # How long past the deadline the model may take to turn `pending` into a verdict.
@@ -22,6 +22,13 @@ GRACE_S = 5.0
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def checkin_note(checkin: CheckIn) -> dict[str, Any]:
+    """A check-in as a recording keeps it: its deadline exists only on this side."""
+    return {"threadId": checkin.thread_id, "text": checkin.text, "expect": checkin.expect,
+            "sentAt": checkin.sent_at.isoformat(), "deadline": checkin.deadline.isoformat(),
+            "messageId": checkin.message_id, "commandId": checkin.command_id}
 
 
 class UnknownThread(ClientError):
@@ -60,6 +67,7 @@ async def run_checkin(
     opened_here = session.open_thread(thread_id)
     try:
         sup.record_checkin(plan.checkin)
+        session.note("checkin", checkin_note(plan.checkin))
         budget = (plan.checkin.deadline - clock()).total_seconds()
         outcome = await session.dispatch_until_known(plan.command, max(budget, 0.0))
         if isinstance(outcome, Rejected):

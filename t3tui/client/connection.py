@@ -11,7 +11,7 @@ import contextlib
 import itertools
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
@@ -37,6 +37,14 @@ from t3tui.protocol.rpc import (
 log = logging.getLogger(__name__)
 
 ChunkHandler = Callable[[list[Any]], None]
+
+
+class Tap(Protocol):
+    """Sees every frame as it crosses the socket (the recorder); must not block."""
+
+    def received(self, text: str, *, readable: bool = True) -> None: ...
+
+    def sent(self, message: Any, text: str) -> None: ...
 
 
 def failure_from_exit(exit_: ExitFailure) -> RpcFailure:
@@ -72,8 +80,10 @@ class StreamHandle:
 class Connection:
     """Owns one socket; use `async with Connection(ws)` or `start()`/`close()`."""
 
-    def __init__(self, ws: ClientConnection, *, ping_interval: float = 5.0) -> None:
+    def __init__(self, ws: ClientConnection, *, ping_interval: float = 5.0,
+                 tap: Tap | None = None) -> None:
         self._ws = ws
+        self._tap = tap
         self._ping_interval = ping_interval
         self._ids = itertools.count(1)
         self._calls: dict[str, asyncio.Future[Any]] = {}
@@ -145,8 +155,11 @@ class Connection:
     async def _send(self, message: Any) -> None:
         if self.closed.done():
             raise ConnectionLost(self.closed.result())
+        text = encode_message(message)
+        if self._tap is not None:
+            self._tap.sent(message, text)
         try:
-            await self._ws.send(encode_message(message))
+            await self._ws.send(text)
         except ConnectionClosed as exc:
             self.abort(f"socket closed: {exc}")
             raise ConnectionLost(self.closed.result()) from None
@@ -156,7 +169,15 @@ class Connection:
             async for text in self._ws:
                 if isinstance(text, bytes):
                     text = text.decode("utf-8", errors="replace")
-                for message in decode_server_frame(text):
+                try:
+                    messages = decode_server_frame(text)
+                except ProtocolError:
+                    if self._tap is not None:
+                        self._tap.received(text, readable=False)
+                    raise
+                if self._tap is not None:
+                    self._tap.received(text)
+                for message in messages:
                     await self._handle(message)
                 if self.closed.done():
                     return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 import httpx
@@ -109,13 +110,22 @@ async def _upgrade(target: Target, ticket: str, open_timeout: float) -> ClientCo
     )
 
 
-async def open_socket(target: Target, *, open_timeout: float = 10.0) -> ClientConnection:
+async def open_socket(
+    target: Target,
+    *,
+    open_timeout: float = 10.0,
+    on_descriptor: Callable[[EnvironmentDescriptor], None] | None = None,
+) -> ClientConnection:
     """Descriptor, version check, fresh ticket, upgrade; one new ticket after a 401.
+    `on_descriptor` sees the descriptor of a server that passed the version check.
 
     Raises `ProtocolMismatch` or `AuthenticationNeeded` (stop) or `ConnectError` (retry).
     """
     async with httpx.AsyncClient(timeout=open_timeout) as http:
-        check_version(await fetch_descriptor(http, target))
+        descriptor = await fetch_descriptor(http, target)
+        check_version(descriptor)
+        if on_descriptor is not None:
+            on_descriptor(descriptor)
         for attempt in (1, 2):
             ticket = await fetch_ticket(http, target)
             try:

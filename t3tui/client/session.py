@@ -17,6 +17,7 @@ from t3tui.client.errors import ClientError, ConnectionLost, FatalError, RpcFail
 from t3tui.client.feed import Feed, Sink, StreamUpdate
 from t3tui.client.handshake import open_socket
 from t3tui.client.outcome import CommandOutcome, Unknown, accepted, from_error
+from t3tui.client.recorder import Recorder
 from t3tui.client.secret import Target
 from t3tui.client.state import (
     Connecting,
@@ -46,8 +47,11 @@ class Session:
         backoff: Backoff | None = None,
         ping_interval: float = 5.0,
         open_timeout: float = 10.0,
+        recorder: Recorder | None = None,
     ) -> None:
+        """`recorder`: keeps every frame of every connection (`t3tui.client.recorder`)."""
         self.target = target
+        self.recorder = recorder
         self.sink = sink
         self.state: Observable[ConnectionState] = Observable(Connecting())
         # True while every stream that matters is synchronized on the current socket.
@@ -177,6 +181,11 @@ class Session:
         finally:
             stop()
 
+    def note(self, kind: str, data: dict[str, Any]) -> None:
+        """A client-side fact for the recording, if there is one (e.g. a check-in's deadline)."""
+        if self.recorder is not None:
+            self.recorder.note(kind, data)
+
     async def call(self, tag: str, payload: dict[str, Any]) -> Any:
         """A unary read on the current socket (e.g. `getThreadProjection`)."""
         conn = self._conn
@@ -227,11 +236,15 @@ class Session:
             await conn.close("stopped by client")
 
     async def _one_connection(self) -> str:
-        ws = await open_socket(self.target, open_timeout=self._open_timeout)
-        conn = Connection(ws, ping_interval=self._ping_interval)
+        seen: list[Any] = []
+        ws = await open_socket(self.target, open_timeout=self._open_timeout,
+                               on_descriptor=seen.append)
+        conn = Connection(ws, ping_interval=self._ping_interval, tap=self.recorder)
         if self._stopping:  # stop() came while the handshake was in flight
             await conn.close("stopped by client")
             return "stopped by client"
+        if self.recorder is not None:
+            self.recorder.connected(seen[-1])
         conn.start()
         feed = Feed(conn, self.sink, self._wanted, self._on_batch)
         self._conn, self._feed = conn, feed
@@ -246,6 +259,9 @@ class Session:
         finally:
             feed.close()
             await conn.close("connection ended")
+            if self.recorder is not None:
+                self.recorder.disconnected(conn.closed.result() if conn.closed.done()
+                                           else "connection ended")
             self._conn = self._feed = None
             self.complete.set(False)
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -17,6 +18,7 @@ from rich.text import Text
 
 from t3tui.client.errors import ClientError, describe
 from t3tui.client.outcome import Accepted, Rejected
+from t3tui.client.recorder import Recorder, RecordingExists
 from t3tui.client.secret import TargetError, resolve_target
 from t3tui.client.session import Session
 from t3tui.client.state import Failed
@@ -91,12 +93,14 @@ def error(message: str) -> None:
 
 @contextlib.asynccontextmanager
 async def supervised(
-    args: argparse.Namespace, config: DetectorConfig | None = None
+    args: argparse.Namespace, config: DetectorConfig | None = None,
+    recorder: Recorder | None = None,
 ) -> AsyncIterator[tuple[Session, Supervisor]]:
-    """Connect to the server named by `args`, sync every stream of interest, then yield."""
+    """Connect to the server named by `args`, sync every stream of interest, then yield.
+    With `recorder`, every frame of the session is recorded (see `recording_to`)."""
     target = resolve_target(getattr(args, "url", None), getattr(args, "token", None))
     supervisor = Supervisor(config=config or DetectorConfig())
-    session = Session(target, supervisor)
+    session = Session(target, supervisor, recorder=recorder)
     runner = asyncio.create_task(session.run(), name="t3tui-session")
     try:
         state = await session.wait_synchronized(args.connect_timeout)
@@ -108,6 +112,28 @@ async def supervised(
         await session.stop()
         runner.cancel()
         await asyncio.gather(runner, return_exceptions=True)
+
+
+@contextlib.contextmanager
+def recording_to(path: str | None, args: argparse.Namespace) -> Iterator[Recorder | None]:
+    """A recorder writing to `path` (None: no recording) for the server `args` name; closed
+    (and removed when it never connected) on the way out. CommandError when it exists."""
+    if not path:
+        yield None
+        return
+    target = resolve_target(getattr(args, "url", None), getattr(args, "token", None))
+    try:
+        recorder = Recorder(path, url=target.base_url)
+    except OSError as exc:
+        raise CommandError(f"cannot record to {path}: {exc.strerror or exc}"
+                           if not isinstance(exc, RecordingExists) else str(exc)) from None
+    try:
+        yield recorder
+    finally:
+        recorder.close()
+        if recorder.stats.connections == 0:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
 
 
 @dataclass(frozen=True)

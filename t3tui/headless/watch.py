@@ -22,6 +22,7 @@ from t3tui.headless.common import (
     add_server_arguments,
     now,
     positive_seconds,
+    recording_to,
     run_async,
     supervised,
 )
@@ -45,6 +46,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--duration", type=positive_seconds, metavar="S", help="stop after S seconds"
     )
+    parser.add_argument("--record", metavar="FILE",
+                        help="also record every frame to FILE (see t3tui record)")
     add_server_arguments(parser)
 
 
@@ -154,12 +157,13 @@ def run(args: argparse.Namespace) -> int:
     printer = Printer(args.ndjson)
 
     async def main() -> int:
-        async with supervised(args) as (session, supervisor):
-            printer.connection(session.state.value)
-            try:
-                await asyncio.wait_for(watch(session, supervisor, printer), args.duration)
-            except TimeoutError:
-                pass
+        with recording_to(args.record, args) as recorder:
+            async with supervised(args, recorder=recorder) as (session, supervisor):
+                printer.connection(session.state.value)
+                try:
+                    await asyncio.wait_for(watch(session, supervisor, printer), args.duration)
+                except TimeoutError:
+                    pass
         return 0
 
     return run_async(main)

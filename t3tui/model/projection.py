@@ -112,8 +112,10 @@ def _progress_of(kind: str, entity: dict[str, Any]) -> datetime | None:
         return latest(ts(entity.get("updatedAt")), ts(entity.get("createdAt")))
     if kind == "provider-turn":
         usage = obj(entity.get("tokenUsage"))
-        if entity.get("status") not in TERMINAL_TURN and not usage:
-            return None  # a turn that merely started is not progress
+        if entity.get("status") not in TERMINAL_TURN and (not usage or usage.get("usedTokens") == 0):
+            # a turn that merely started is not progress, nor is the zero usage some providers
+            # report as it starts (else a check-in that starts a run answers itself)
+            return None
         return latest(ts(usage.get("updatedAt")), ts(entity.get("completedAt")))
     if kind == "plan":
         return ts(entity.get("updatedAt"))

@@ -1,0 +1,156 @@
+"""The triage report as Markdown, shaped like a good bug report (seed 004's layout).
+
+Agent and server text never reaches Markdown unquoted: in prose and tables it is one line
+with every ASCII punctuation character backslash-escaped (CommonMark renders each literally),
+in the timeline it sits in a fenced block whose fence is longer than any backtick run inside,
+and every line there starts with a time, so nothing can close the fence early.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from t3tui.model.labels import FINDING_WORDS, evidence_value, one_line
+
+# what can start markup inside a line (CommonMark); line-start markers are handled apart
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&!])")
+_LINE_START = re.compile(r"^(\s*)([-+#=>])")
+_ORDERED = re.compile(r"^(\s*\d+)([.)])")
+_TICKS = re.compile(r"`+")
+THREAD_WIDTH = 12
+
+
+def md(text: Any) -> str:
+    """Untrusted text for Markdown prose or a table cell: one line, markup escaped."""
+    escaped = _SPECIAL.sub(r"\\\1", one_line(str(text)))
+    escaped = _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
+    return _ORDERED.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
+
+
+def fence(lines: list[str], info: str = "text") -> list[str]:
+    longest = max((len(m) for line in lines for m in _TICKS.findall(line)), default=0)
+    mark = "`" * max(3, longest + 1)
+    return [f"{mark}{info}", *lines, mark]
+
+
+def hms(iso: str | None) -> str:
+    if not iso:
+        return "?"
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).strftime("%H:%M:%S.%f")[:-3]
+
+
+def render_markdown(doc: dict[str, Any]) -> str:
+    out: list[str] = [f"# {md(doc['title'])}", ""]
+    thread = doc["thread"]
+    out += [f"**{md(thread['title'] or thread['id'])}** (`{thread['id']}`) is "
+            f"**{md(thread['state'])}**" + (f": {md(thread['stateReason'])}"
+                                             if thread["stateReason"] else "")
+            + f", as of {hms(doc['at'])} UTC ({md(doc['at'])}).", ""]
+    out += _environment(doc)
+    out += ["## Lineage", ""]
+    tree = [("   " * line["depth"] + ("└─ " if line["depth"] else "")
+             + f"{line['glyph']} {one_line(line['state']):<12} {one_line(line['title'])}"
+             + f"  [{one_line(line['shortId'])}]"
+             + ("  <- this report" if line["role"] == "this thread" else ""))
+            for line in doc["lineage"]["tree"]]
+    out += [*fence(tree), ""]
+    out += _timeline(doc)
+    out += _findings(doc)
+    out += _actions(doc)
+    out += _checkins(doc)
+    out += [f"_Written by {md(doc['generatedBy'])} from {md(_source(doc['source']))}._", ""]
+    return "\n".join(out)
+
+
+def _source(source: dict[str, Any]) -> str:
+    if source.get("kind") == "recording":
+        return f"the recording {source.get('path')} ({hms(source.get('from'))} to " \
+               f"{hms(source.get('to'))} UTC)"
+    return f"a live connection to {source.get('url')}"
+
+
+def _environment(doc: dict[str, Any]) -> list[str]:
+    env = doc["environment"]
+    server = env["server"]
+    platform = server.get("platform") if isinstance(server.get("platform"), dict) else {}
+    rows = [
+        ("Server", " · ".join(md(v) for v in (server.get("label"), server.get("serverVersion"))
+                              if v) or "unknown"),
+        ("Environment", md(server.get("environmentId") or "unknown")
+         + (f" ({md(platform.get('os'))}/{md(platform.get('arch'))})" if platform else "")),
+        ("Protocol", f"orchestration protocol {md(env.get('protocolVersion') or '?')}"),
+        ("Providers / models", ", ".join(md(p) for p in env["providers"]) or "unknown"),
+        ("Seen by", md(doc["generatedBy"]) + f", {md(_source(doc['source']))}"),
+    ]
+    return ["## Environment", "", "| | |", "|---|---|",
+            *(f"| {k} | {v} |" for k, v in rows), ""]
+
+
+def _timeline(doc: dict[str, Any]) -> list[str]:
+    out = ["## Timeline (UTC)", ""]
+    lines = []
+    for entry in doc["timeline"]:
+        who = "" if entry["role"] == "client" else one_line(entry["role"])
+        text = one_line(entry["text"])
+        if entry["detail"]:
+            text += f": “{one_line(entry['detail'])}”"
+        if entry["serverTime"]:
+            text += " (server time, from a snapshot)"
+        lines.append(f"{hms(entry['at'])}  {entry['offset'] or '':>10}  "
+                     f"{who:<{THREAD_WIDTH}} {text}")
+    if not lines:
+        return [*out, "Nothing was recorded for these threads.", ""]
+    return [*out, *fence(lines), ""]
+
+
+def _findings(doc: dict[str, Any]) -> list[str]:
+    out = ["## Findings", ""]
+    if not doc["findings"]:
+        return [*out, "None at the report's moment.", ""]
+    for finding in doc["findings"]:
+        word = FINDING_WORDS.get(finding["kind"], finding["kind"])
+        out += [f"### ⚑ {md(word)} · `{md_code(finding['rule'])}` on {md(finding['threadId'])}",
+                "", md(finding["reason"]), "",
+                f"- since: {hms(finding['since'])} UTC" if finding["since"] else "- since: ?",
+                f"- first flagged: {hms(finding['flaggedAt'])} UTC" if finding["flaggedAt"]
+                else "- first flagged: before the recording's first moment", ""]
+        if finding["evidence"]:
+            out += ["| Evidence | Value |", "|---|---|"]
+            out += [f"| {md(key)} | {md(evidence_value(value, 80))} |"
+                    for key, value in finding["evidence"].items()]
+            out.append("")
+    return out
+
+
+def md_code(text: str) -> str:
+    """A rule name (our own vocabulary) inside a code span: backticks dropped."""
+    return one_line(text).replace("`", "")
+
+
+def _actions(doc: dict[str, Any]) -> list[str]:
+    out = ["## What was done", ""]
+    if not doc["actions"]:
+        return [*out, "No command was sent to these threads in this recording.", ""]
+    out += ["| UTC | Command | Thread | Server | Then the stream showed |", "|---|---|---|---|---|"]
+    for action in doc["actions"]:
+        server = action["outcome"] + (f": {action['message']}" if action["message"] else "")
+        then = (f"{hms(action['confirmedAt'])} {action['confirmed']}" if action["confirmedAt"]
+                else action["confirmed"] or "no effect seen")
+        out.append(f"| {hms(action['at'])} | {md(action['command'])} | "
+                   f"{md(action['thread'] or '')} | {md(server)} | {md(then)} |")
+    return [*out, ""]
+
+
+def _checkins(doc: dict[str, Any]) -> list[str]:
+    if not doc["checkins"]:
+        return []
+    out = ["## Check-ins", "", "| Sent | Deadline | Thread | Asked | Verdict |",
+           "|---|---|---|---|---|"]
+    for c in doc["checkins"]:
+        verdict = c["verdict"] + (f" in {c['latencySeconds']:.3g} s" if c["latencySeconds"]
+                                  is not None else "")
+        out.append(f"| {hms(c['sentAt'])} | {hms(c['deadline'])} | {md(c['thread'])} | "
+                   f"{md(c['text'])} | {md(verdict)}: {md(c['reason'])} |")
+    return [*out, ""]
