@@ -41,16 +41,30 @@ class LiveRun:
     end: datetime | None = None
 
 
+class Watched(Supervisor):
+    """A Supervisor that also notes the event types it was fed (to wait on one)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.event_types: set[str] = set()
+
+    def apply_thread(self, thread_id: str, item: object) -> None:
+        event = getattr(item, "event", None)
+        if event is not None:
+            self.event_types.add(event.type)
+        super().apply_thread(thread_id, item)
+
+
 def now() -> datetime:
     return datetime.now(UTC)
 
 
 @contextlib.asynccontextmanager
 async def recorded_session(path: Path, live: LiveRun, **backend: object
-                           ) -> AsyncIterator[tuple[Session, Supervisor]]:
+                           ) -> AsyncIterator[tuple[Session, Watched]]:
     async with running_backend(**backend) as server:  # type: ignore[arg-type]
         recorder = Recorder(path, url=server.url)
-        sup = Supervisor()
+        sup = Watched()
         session = Session(resolve_target(server.url, server.token), sup,
                           backoff=Backoff.fast(), recorder=recorder)
         runner = asyncio.create_task(session.run())
@@ -80,7 +94,7 @@ def rows(sup: Supervisor):
     return sup.view(now()).rows
 
 
-async def seed004(session: Session, sup: Supervisor, live: LiveRun) -> None:
+async def seed004(session: Session, sup: Watched, live: LiveRun) -> None:
     """Settle the parent, check in on its child (3 s), wait for the stuck flag."""
     def idle_pair() -> bool:
         r = rows(sup)
@@ -89,6 +103,9 @@ async def seed004(session: Session, sup: Supervisor, live: LiveRun) -> None:
     live.parent, live.child = (r.id for r in rows(sup))
     await session.dispatch(ThreadSettle(command_id=new_command_id(), thread_id=live.parent))
     assert await session.wait_until(lambda: bool(rows(sup)[0].settled), 30)
+    # as in the seed, the check-in comes after the settle has detached the shared session
+    assert await session.wait_until(
+        lambda: "provider-session.detached" in sup.event_types, 30)
     verdict = await run_checkin(session, live.child, timeout_s=CHECKIN_S)
     assert verdict.verdict == "unanswered", verdict
 
@@ -98,7 +115,7 @@ async def seed004(session: Session, sup: Supervisor, live: LiveRun) -> None:
     await asyncio.sleep(0.3)  # a few samples after the flag
 
 
-async def seed000(session: Session, sup: Supervisor, live: LiveRun) -> None:
+async def seed000(session: Session, sup: Watched, live: LiveRun) -> None:
     """Batched wait-mode delegations, served one at a time: wait for the serialized flag."""
     def done() -> bool:
         r = rows(sup)
@@ -109,7 +126,7 @@ async def seed000(session: Session, sup: Supervisor, live: LiveRun) -> None:
     await asyncio.sleep(0.3)
 
 
-Flow = Callable[[Session, Supervisor, LiveRun], Awaitable[None]]
+Flow = Callable[[Session, Watched, LiveRun], Awaitable[None]]
 
 
 async def record_flow(path: Path, flow: Flow, **backend: object) -> LiveRun:
