@@ -53,7 +53,8 @@ class ActionsMixin(_Base):
         if action == "open" and isinstance(self.screen, TranscriptScreen):
             return "already open"
         row = self.current_row()
-        connected = isinstance(self.conn, Live | Stale | Syncing)
+        conn = self.conn_of(row.id if row is not None else None)
+        connected = isinstance(conn, Live | Stale | Syncing)
         busy = frozenset(
             kind for kind, s in self.statuses.get(row.id, {}).items() if not s.done
         ) if row is not None else frozenset()

@@ -47,6 +47,7 @@ from t3tui.tui.notify import Notice
 from t3tui.tui.render import NARROW, RenderMixin
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.source import Source
+from t3tui.tui.widgets.env_tree import EnvThreadTree
 from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
 from t3tui.tui.widgets.thread_tree import ThreadTree
 
@@ -99,6 +100,7 @@ class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
         self._synced_view: SupervisorView | None = None
         self._quiet: dict[str, datetime] = {}
         self._last_live: datetime | None = None
+        self._env_last_live: dict[str, datetime] = {}
         self._gates: tuple[bool | None, ...] = ()
         self._title = ""
         self._startup_warning = ""
@@ -121,7 +123,11 @@ class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
         yield Header()
         yield Banner(id="banner")
         with Horizontal(id="main"):
-            yield ThreadTree(id="tree")
+            environments = getattr(self.source, "environments", None)
+            if environments:
+                yield EnvThreadTree([e.name for e in environments], id="tree")
+            else:
+                yield ThreadTree(id="tree")
             with VerticalScroll(id="detail-scroll"):
                 yield DetailPane(id="detail")
         yield TimelineView(id="timeline")
@@ -147,6 +153,8 @@ class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
         self.tree.focus()
         self.run_source()
         self.watch_connection()
+        if getattr(self.source, "env_states", None) is not None:
+            self.watch_environments()
         self.watch_stream()
         if self.tick:
             self.set_interval(self.tick, self._on_tick, name="tick")
@@ -195,6 +203,13 @@ class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
     async def watch_connection(self) -> None:
         async for state in self.source.state.changes():
             self.post_message(ConnectionChanged(state))
+
+    @work(exclusive=True, group="environments", exit_on_error=False)
+    async def watch_environments(self) -> None:
+        """With several environments: redraw when any one's state changes (the overall
+        state may stay the same, e.g. live while one of them drops)."""
+        async for _states in self.source.env_states.changes():  # type: ignore[attr-defined]
+            self.post_message(ConnectionChanged(self.source.state.value))
 
     @work(exclusive=True, group="stream", exit_on_error=False)
     async def watch_stream(self) -> None:
@@ -300,6 +315,16 @@ class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
         if thread_id is None or self.view is None:
             return None
         return self.view.row(thread_id)
+
+    def conn_of(self, thread_id: str | None) -> ConnectionState:
+        """The connection a thread's actions go through: its environment's, if several."""
+        sources = getattr(self.source, "environments", None)
+        if sources and thread_id is not None:
+            name = thread_id.partition(":")[0]
+            for env in sources:
+                if env.name == name:
+                    return env.state
+        return self.conn
 
     def _title_of(self, thread_id: str) -> str:
         row = self.view.row(thread_id) if self.view else None

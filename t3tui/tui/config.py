@@ -16,6 +16,9 @@ an error):
     expect = "PONG"
     [ui]
     theme = "textual-dark"
+    [environments.devbox]  # see t3tui.client.environments
+    url = "http://devbox:3773"
+    token_command = "pass show t3/devbox"
 
 Environment: `T3TUI_CONFIG` (file), `T3TUI_KEYS` ("settle=S,checkin=c"), `T3TUI_BELL`,
 `T3TUI_TOAST` (1/0), `T3TUI_THEME`, `T3TUI_CHECKIN_TIMEOUT`.
@@ -137,7 +140,8 @@ def _from_file(cfg: TuiConfig, path: Path) -> TuiConfig:
         raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
-    sections = {"keys", "notifications", "checkin", "ui"}
+    # [environments.NAME] is read by t3tui.client.environments (the headless commands too)
+    sections = {"keys", "notifications", "checkin", "ui", "environments"}
     unknown = set(doc) - sections
     if unknown:
         raise ConfigError(

@@ -17,10 +17,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config", metavar="PATH", help="config file (default: ~/.config/t3tui/config.toml)"
     )
+    add_env_argument(parser)
     parser.add_argument(
         "--scenario",
-        default="demo",
-        help="scenario for the embedded demo backend when no --url is given (default: demo)",
+        help="scenario for one embedded demo backend when no server is given (default: two "
+             "backends, 'laptop' on the demo scenario and 'devbox' on parallel-probe)",
     )
     app = parser.add_argument_group("app (override the config file and T3TUI_* variables)")
     app.add_argument(
@@ -47,6 +48,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--frames",
         metavar="NAME|PATH",
         help="replay recorded frames instead of connecting (read-only; e.g. showcase)",
+    )
+
+
+def add_env_argument(parser: argparse.ArgumentParser, **extra: object) -> None:
+    parser.add_argument(
+        "--env", dest="envs", action="append", metavar="NAME=URL", **extra,  # type: ignore[arg-type]
+        help="supervise several servers, one tree node each (repeatable); token from "
+             "T3TUI_TOKEN_<NAME> or [environments.NAME] token_command in the config file; "
+             "--env NAME alone takes its url from there too",
     )
 
 

@@ -1,9 +1,12 @@
 """`t3tui` (no subcommand): pick the data source, run the app, clean up.
 
 - `--url/--token` (or `T3TUI_*`/`T3CODE_*`): supervise that server.
-- Neither: start the reference backend in a child process (demo scenario, free loopback
-  port), supervise it, and stop it on exit. The child also watches its stdin, so it stops
-  even if this process is killed outright: no orphans.
+- `--env NAME=URL` (repeatable), or `[environments.NAME]` in the config file: supervise
+  several servers, one tree node each (`t3tui.client.environments`, `tui/environments.py`).
+- None of these: start the reference backend in child processes on free loopback ports,
+  "laptop" (demo scenario) and "devbox" (parallel-probe), supervise both, and stop them on
+  exit; `--scenario NAME` starts only one, on that scenario. A child also watches its stdin,
+  so it stops even if this process is killed outright: no orphans.
 - `--frames NAME|PATH`: replay recorded frames (no server; read-only).
 
 Every startup problem is one line on stderr and exit code 2, never a traceback.
@@ -44,7 +47,7 @@ def run_app(args: argparse.Namespace) -> int:
         return _error(str(exc))
     frames = getattr(args, "frames", None)
     url_given = bool(args.url or any(os.environ.get(name) for name in URL_ENV))
-    backend = None
+    backends: list[Any] = []
     try:
         if frames:
             from t3tui.tui.frames import FramesError, FrameSource, load_frames
@@ -54,20 +57,12 @@ def run_app(args: argparse.Namespace) -> int:
             except FramesError as exc:
                 return _error(str(exc))
         else:
-            from t3tui.tui.source import LiveSource
-
-            if url_given:
-                try:
-                    target = resolve_target(args.url, args.token)
-                except TargetError as exc:
-                    return _error(str(exc))
-                source = LiveSource(target)
-            else:
-                backend, target = _start_demo(args.scenario)
-                if backend is None:
-                    return EXIT_ERROR
-                source = LiveSource(target, label=f"demo {target.base_url}",
-                                    backend_exit=backend.poll)
+            try:
+                source = _live_source(args, url_given, backends)
+            except TargetError as exc:
+                return _error(str(exc))
+            if source is None:
+                return EXIT_ERROR
         from t3tui.tui.app import SupervisorApp
 
         app = SupervisorApp(source, config=config, handle_signals=True)
@@ -76,14 +71,55 @@ def run_app(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     finally:
-        if backend is not None:
+        for backend in backends:
             backend.stop()
 
 
-def _start_demo(scenario: str) -> tuple[Any, Target]:
+# The demo without --scenario: two machines, so the tree shows one node per environment.
+DEMO_ENVIRONMENTS = (("laptop", "demo"), ("devbox", "parallel-probe"))
+
+
+def _live_source(args: argparse.Namespace, url_given: bool, backends: list[Any]) -> Any:
+    """The source for the given server(s), or the embedded demo (its backends are appended
+    to `backends`, for the caller to stop); None when a demo backend did not start."""
+    from t3tui.client.environments import resolve_environments
+    from t3tui.tui.source import LiveSource
+
+    env_flags = getattr(args, "envs", None)
+    if env_flags and url_given and args.url:
+        raise TargetError("give either --url or --env, not both")
+    environments = resolve_environments(env_flags, getattr(args, "config", None),
+                                        use_config_alone=not url_given)
+    if environments:
+        from t3tui.tui.environments import EnvSource, MultiSource
+
+        return MultiSource([EnvSource(e.name, LiveSource(e.target)) for e in environments])
+    if url_given:
+        return LiveSource(resolve_target(args.url, args.token))
+    scenario = getattr(args, "scenario", None)
+    if scenario:
+        backend, target = _start_demo(scenario)
+        if backend is None:
+            return None
+        backends.append(backend)
+        return LiveSource(target, label=f"demo {target.base_url}", backend_exit=backend.poll)
+    from t3tui.tui.environments import EnvSource, MultiSource
+
+    envs = []
+    for name, scenario in DEMO_ENVIRONMENTS:
+        backend, target = _start_demo(scenario, name)
+        if backend is None:
+            return None
+        backends.append(backend)
+        envs.append(EnvSource(name, LiveSource(target, backend_exit=backend.poll)))
+    return MultiSource(envs)
+
+
+def _start_demo(scenario: str, name: str = "") -> tuple[Any, Target]:
     from t3tui.backend.testing import BackendProcess, BackendStartError
 
-    print(f"t3tui: starting the demo backend ({scenario})…", file=sys.stderr, flush=True)
+    what = f"{name}: {scenario}" if name else scenario
+    print(f"t3tui: starting the demo backend ({what})…", file=sys.stderr, flush=True)
     backend = BackendProcess(scenario=scenario)
     try:
         backend.start()

@@ -20,6 +20,7 @@ from textual.css.query import NoMatches
 
 from t3tui.client.state import Live
 from t3tui.model import SupervisorView, ThreadRow, changes
+from t3tui.tui.env_render import EnvStatus, env_banner, env_counts, env_header
 from t3tui.tui.filters import visible_ids
 from t3tui.tui.keys import ACTIONS
 from t3tui.tui.labels import counts_text
@@ -27,6 +28,7 @@ from t3tui.tui.liveview import changes_among, patch_view
 from t3tui.tui.notify import grouped, notices
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.terminal import set_terminal_title
+from t3tui.tui.widgets.env_tree import EnvThreadTree, env_of
 from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
 from t3tui.tui.widgets.thread_tree import ThreadTree
 
@@ -159,7 +161,11 @@ class RenderMixin(_Base):
             self._last_live = now
         self._notify_transitions(view, now, live, base, changed)
         screen = self.main_screen
-        stale = self.conn.stale or not view.synchronized
+        envs = self._environments(view, now)
+        if envs:
+            stale = all(e.state.stale for e in envs)
+        else:
+            stale = self.conn.stale or not view.synchronized
         if relabel is None or not tree.relabel(relabel, now, stale=stale):
             tree.sync(view, now, shown=visible_ids(view, self.row_filter), stale=stale)
         tree.set_class(stale, "-stale")
@@ -185,14 +191,40 @@ class RenderMixin(_Base):
         screen.query_one(StatusBar).show(self.source.label, self.conn,
                                        self.source.supervisor.cursor_shell, shown,
                                        len(view.rows), self.row_filter.describe())
-        screen.query_one(Banner).show(self.source.label, self.conn, self._last_live,
-                                      has_data=self.source.supervisor.cursor_shell is not None,
-                                      quit_key=self.key_for("quit"))
+        if envs:
+            text, failed = env_banner(envs, self.key_for("quit"))
+            screen.query_one(Banner).show_text(text, failed=failed)
+        else:
+            screen.query_one(Banner).show(self.source.label, self.conn, self._last_live,
+                                          has_data=self.source.supervisor.cursor_shell is not None,
+                                          quit_key=self.key_for("quit"))
         if isinstance(self.screen, TranscriptScreen):
             tid = self.screen.thread_id
             self.screen.show(view.row(tid), self.source.transcripts.get(tid), now,
                              list(self.statuses.get(tid, {}).values()))
         self._refresh_gates()
+
+    def _environments(self, view: SupervisorView, now: datetime) -> list[EnvStatus]:
+        """With several environments (`MultiSource`): each one's status, its tree node's
+        label, and which environments' rows are dimmed. Empty with one server."""
+        tree = self.tree
+        sources = getattr(self.source, "environments", None)
+        if not sources or not isinstance(tree, EnvThreadTree):
+            return []
+        envs = []
+        for env in sources:
+            state = env.state
+            if isinstance(state, Live):
+                self._env_last_live[env.name] = now
+            envs.append(EnvStatus(env.name, env.url, state, self._env_last_live.get(env.name),
+                                  has_data=env.source.supervisor.cursor_shell is not None))
+        counts = env_counts(view)
+        styles = tree.row_styles()
+        compact = self.size.width < NARROW
+        tree.set_environments(
+            {e.name: env_header(e, counts.get(e.name), styles, compact=compact) for e in envs},
+            stale={e.name for e in envs if e.state.stale})
+        return envs
 
     def _notify_transitions(self, view: SupervisorView, now: datetime, live: bool,
                             base: SupervisorView | None,
@@ -208,6 +240,11 @@ class RenderMixin(_Base):
             found_changes = changes_among(previous, view, [r.id for r in changed])
         else:
             found_changes = changes(previous, view)
+        down = getattr(self.source, "down", None)
+        if down is not None:
+            # a row of an environment that is not live did not change: its stream stopped
+            gone = down()
+            found_changes = [c for c in found_changes if env_of(c.thread_id) not in gone]
         found = notices(found_changes, events=self.config.notify_on, quiet=self._quiet, now=now)
         self.sent_notices.extend(found)
         if found and not self._pending_notices:

@@ -104,6 +104,27 @@ class StatusBar(StyledStatic):
         self.set_text(text)
 
 
+def banner_text(label: str, state: ConnectionState, last_live: datetime | None,
+                *, has_data: bool = True, quit_key: str | None = "q") -> str | None:
+    """Why the data of `label` is not live, and since when; None while it is. `quit_key`
+    None: no "press q" hint (other environments are still worth watching)."""
+    since = f" Data shown is from {clock(last_live)} UTC." if last_live else ""
+    if isinstance(state, Live):
+        return None
+    if isinstance(state, Reconnecting) and not has_data:
+        return (f"◌ cannot connect to {label} (attempt {state.attempt}: "
+                f"{state.last_error}); retrying.")
+    if isinstance(state, Reconnecting):
+        return (f"⚠ stale — reconnecting to {label} (attempt {state.attempt}: "
+                f"{state.last_error}).{since} Nothing here is live.")
+    if isinstance(state, Failed):
+        hint = f" Press {quit_key} to quit." if quit_key else ""
+        return f"✖ disconnected from {label}: {state.reason}.{since}{hint}"
+    if state.kind == "stale":
+        return f"⚠ stale — reconnected to {label}, catching up.{since}"
+    return f"◌ {state.kind} to {label}…"
+
+
 class Banner(Static):
     """Visible whenever the data on screen is not live, saying why and since when."""
 
@@ -113,24 +134,13 @@ class Banner(Static):
              *, has_data: bool = True, quit_key: str = "q") -> None:
         """`has_data`: something was received once (so what is shown is stale, not absent);
         `quit_key`: the quit key as remapped."""
-        since = f" Data shown is from {clock(last_live)} UTC." if last_live else ""
-        text: str | None
-        if isinstance(state, Live):
-            text = None
-        elif isinstance(state, Reconnecting) and not has_data:
-            text = (f"◌ cannot connect to {label} (attempt {state.attempt}: "
-                    f"{state.last_error}); retrying.")
-        elif isinstance(state, Reconnecting):
-            text = (f"⚠ stale — reconnecting to {label} (attempt {state.attempt}: "
-                    f"{state.last_error}).{since} Nothing here is live.")
-        elif isinstance(state, Failed):
-            text = f"✖ disconnected from {label}: {state.reason}.{since} Press {quit_key} to quit."
-        elif state.kind == "stale":
-            text = f"⚠ stale — reconnected to {label}, catching up.{since}"
-        else:
-            text = f"◌ {state.kind} to {label}…"
+        self.show_text(banner_text(label, state, last_live, has_data=has_data,
+                                   quit_key=quit_key), failed=isinstance(state, Failed))
+
+    def show_text(self, text: str | None, *, failed: bool = False) -> None:
+        """`text` (None hides the banner); `failed`: no more retries."""
         self.set_class(text is None, "-hidden")
-        self.set_class(isinstance(state, Failed), "-failed")
+        self.set_class(failed, "-failed")
         if text != self._text:
             self._text = text
             self.update(screen_safe(Text(text or "")))

@@ -1,0 +1,198 @@
+"""Several environments behind one `Source`: each its own `LiveSource`, read as one tree.
+
+`MultiSource` gives the app what one source gives (see `source.Source`), over environments
+that connect, fail and reconnect on their own: thread ids are qualified `NAME:ID`
+(`model.environments`), and every action is sent to the thread's own environment with the id
+that server knows. One environment that cannot be reached never holds up the others: each
+runs in its own task, and its failure is its own `Failed` state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from t3tui.client.errors import describe
+from t3tui.client.outcome import CommandOutcome
+from t3tui.client.session import StreamUpdate
+from t3tui.client.settle_guard import SharedSession
+from t3tui.client.state import (
+    Connecting,
+    ConnectionState,
+    Failed,
+    Live,
+    Observable,
+    Reconnecting,
+    Stale,
+    Syncing,
+)
+from t3tui.model import CheckInVerdict
+from t3tui.model.environments import Combined, qualify, unqualify
+from t3tui.tui.source import Clock, LiveSource
+from t3tui.tui.transcripts import Transcript, TranscriptStore
+
+T = TypeVar("T")
+WAIT_TICK_S = 0.25
+# The app's overall state: the most useful one any environment is in.
+_BEST = (Live, Stale, Syncing, Connecting, Reconnecting, Failed)
+
+
+@dataclass
+class EnvSource:
+    """One environment: its name and its own live source."""
+
+    name: str
+    source: LiveSource
+
+    @property
+    def state(self) -> ConnectionState:
+        return self.source.state.value
+
+    @property
+    def url(self) -> str:
+        return self.source.label
+
+
+class CombinedTranscripts:
+    """`TranscriptStore.get` over several environments, by qualified id."""
+
+    def __init__(self, stores: dict[str, TranscriptStore]) -> None:
+        self._stores = stores
+
+    def get(self, qualified: str) -> Transcript:
+        env, sep, thread_id = qualified.partition(":")
+        store = self._stores.get(env) if sep else None
+        return store.get(thread_id) if store is not None else Transcript()
+
+
+def overall(states: Sequence[ConnectionState]) -> ConnectionState:
+    """Live when any environment is live; Failed only when every one has failed."""
+    for kind in _BEST:
+        found = [s for s in states if isinstance(s, kind)]
+        if found:
+            if kind is Failed and len(states) > 1:
+                return Failed("every environment is disconnected")
+            return found[0]
+    return Connecting()
+
+
+class MultiSource:
+    """The app's source for `--env NAME=URL ...` (see the module docstring)."""
+
+    def __init__(self, environments: Sequence[EnvSource]) -> None:
+        self.environments: tuple[EnvSource, ...] = tuple(environments)
+        self._by_name = {e.name: e for e in self.environments}
+        names = ", ".join(self._by_name)
+        self.label = f"{len(self.environments)} environments ({names})"
+        self.supervisor = Combined(((e.name, e.source.supervisor) for e in self.environments),
+                                   down=self.down)
+        self.transcripts = CombinedTranscripts(
+            {e.name: e.source.transcripts for e in self.environments})
+        self.state: Observable[ConnectionState] = Observable(self._overall())
+        # every environment's state, so the app redraws when any one changes
+        self.env_states: Observable[tuple[ConnectionState, ...]] = Observable(self._states())
+        for env in self.environments:
+            env.source.state.subscribe(lambda _state: self._states_changed())
+
+    def _states(self) -> tuple[ConnectionState, ...]:
+        return tuple(e.state for e in self.environments)
+
+    def _overall(self) -> ConnectionState:
+        return overall(self._states())
+
+    def _states_changed(self) -> None:
+        self.state.set(self._overall())
+        self.env_states.set(self._states())
+
+    def down(self) -> set[str]:
+        """Environments whose data is not live now."""
+        return {e.name for e in self.environments if not isinstance(e.state, Live)}
+
+    def environment(self, qualified: str) -> tuple[EnvSource, str]:
+        env, thread_id = unqualify(qualified)
+        return self._by_name[env], thread_id
+
+    # -- lifecycle --
+
+    async def run(self) -> None:
+        await asyncio.gather(*(self._run_one(e) for e in self.environments))
+
+    async def _run_one(self, env: EnvSource) -> None:
+        try:
+            await env.source.run()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # this environment's failure, shown on its own node
+            env.source.state.set(Failed(describe(exc)))
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(e.source.stop() for e in self.environments),
+                             return_exceptions=True)
+
+    # -- streams --
+
+    def on_update(self, callback: Callable[[StreamUpdate], None]) -> Callable[[], None]:
+        stops = [e.source.on_update(callback) for e in self.environments]
+
+        def stop() -> None:
+            for one in stops:
+                one()
+
+        return stop
+
+    def open_thread(self, thread_id: str) -> bool:
+        env, raw = self.environment(thread_id)
+        return env.source.open_thread(raw)
+
+    def close_thread(self, thread_id: str) -> None:
+        env, raw = self.environment(thread_id)
+        env.source.close_thread(raw)
+
+    async def wait_until(self, predicate: Callable[[], T | None], timeout: float) -> T | None:
+        """Re-check after any environment's update (and every WAIT_TICK_S s)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        wake = asyncio.Event()
+        stop = self.on_update(lambda _update: wake.set())
+        try:
+            while True:
+                wake.clear()
+                value = predicate()
+                remaining = deadline - loop.time()
+                if value or remaining <= 0:
+                    return value or None
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), min(WAIT_TICK_S, remaining))
+        finally:
+            stop()
+
+    # -- actions: to the thread's own environment, with the id its server knows --
+
+    async def dispatch(self, command: Any, timeout: float) -> CommandOutcome:
+        env, raw = self.environment(command.thread_id)
+        return await env.source.dispatch(command.model_copy(update={"thread_id": raw}), timeout)
+
+    async def checkin(self, thread_id: str, *, text: str, expect: str, timeout_s: float,
+                      clock: Clock) -> CheckInVerdict:
+        env, raw = self.environment(thread_id)
+        return await env.source.checkin(raw, text=text, expect=expect, timeout_s=timeout_s,
+                                        clock=clock)
+
+    async def settle_risks(self, thread_id: str,
+                           descendants: Iterable[str]) -> list[SharedSession]:
+        env, raw = self.environment(thread_id)
+        mine = [unqualify(d)[1] for d in descendants if d.startswith(f"{env.name}:")]
+        risks = await env.source.settle_risks(raw, mine)
+        return [SharedSession(qualify(env.name, r.child_id), r.session_id) for r in risks]
+
+    async def live_sessions(self, thread_id: str) -> list[str]:
+        env, raw = self.environment(thread_id)
+        return await env.source.live_sessions(raw)
+
+
+def is_multi(source: object) -> bool:
+    return isinstance(source, MultiSource)
+

@@ -1,0 +1,98 @@
+"""The thread tree with one top-level node per environment (`t3tui --env NAME=URL ...`).
+
+A thin layer over `ThreadTree`: an environment's top-level threads hang under its node,
+whose label is that environment's connection state and counts; the rows of an environment
+that is not live are dimmed on their own, so one server down never greys out the others.
+Environment nodes carry no thread id (`data` None): no thread action applies to them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from rich.text import Text
+from textual.widgets.tree import TreeNode
+
+from t3tui.model import SupervisorView, ThreadRow
+from t3tui.tui.labels import RowStyles, screen_safe
+from t3tui.tui.widgets.thread_tree import ThreadTree
+
+
+def env_of(thread_id: str) -> str:
+    return thread_id.partition(":")[0]
+
+
+class EnvThreadTree(ThreadTree):
+    """`ThreadTree` grouped under environment nodes; see the module docstring."""
+
+    def __init__(self, names: Sequence[str], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.env_nodes: dict[str, TreeNode[str]] = {}
+        for name in names:
+            node = self.root.add(Text(name), None, expand=True)
+            node.allow_expand = True
+            self.env_nodes[name] = node
+        self._stale_envs: frozenset[str] = frozenset()
+        self._restyle = False
+        self._headers: dict[str, Text] = {}
+
+    @property
+    def selected_environment(self) -> str | None:
+        node = self.cursor_node
+        if node is None or node.data is not None:
+            return None
+        return next((n for n, e in self.env_nodes.items() if e is node), None)
+
+    def set_environments(self, headers: dict[str, Text], stale: Iterable[str]) -> None:
+        """Each environment node's label, and which environments' rows are dimmed."""
+        for name, label in headers.items():
+            node = self.env_nodes.get(name)
+            label = screen_safe(label)
+            if node is not None and self._headers.get(name) != label:
+                self._headers[name] = label
+                node.set_label(label)
+        stale_now = frozenset(stale)
+        if stale_now != self._stale_envs:
+            self._stale_envs = stale_now
+            self._drawn.clear()  # every label is drawn again, dimmed or not
+            self._restyle = True
+
+    def sync(self, view: SupervisorView, now: datetime, *, shown: set[str] | None = None,
+             stale: bool = False) -> bool:
+        self._restyle = False
+        return super().sync(view, now, shown=shown, stale=stale)
+
+    def relabel(self, rows: Iterable[ThreadRow], now: datetime, *, stale: bool = False) -> bool:
+        # an environment went stale or came back: only `sync` redraws every row
+        return not self._restyle and super().relabel(rows, now, stale=stale)
+
+    def _label_for(self, row: ThreadRow, now: datetime, look: tuple[RowStyles, bool, bool],
+                   *, redraw: bool = False) -> Text | None:
+        styles, _stale, compact = look
+        if env_of(row.id) in self._stale_envs:
+            look = (styles, True, compact)
+        return super()._label_for(row, now, look, redraw=redraw)
+
+    def _parent_node(self, row: ThreadRow) -> TreeNode[str]:
+        if row.depth > 0 and row.parent_id in self.nodes:
+            return self.nodes[row.parent_id]
+        return self.env_nodes.get(env_of(row.id), self.root)
+
+    def _insertion_points(self, view: SupervisorView) -> dict[str, TreeNode[str] | None]:
+        """As `ThreadTree._insertion_points`, with each environment's top level a group."""
+        tops: dict[str, list[str]] = {name: [] for name in self.env_nodes}
+        for r in view.rows:
+            if r.depth == 0:
+                tops.setdefault(env_of(r.id), []).append(r.id)
+        groups = [(self.env_nodes.get(n, self.root), ids) for n, ids in tops.items()]
+        groups += [(self.nodes.get(r.id, self.root), r.children) for r in view.rows if r.children]
+        points: dict[str, TreeNode[str] | None] = {}
+        for parent, ids in groups:
+            following: TreeNode[str] | None = None
+            for thread_id in reversed(ids):
+                points[thread_id] = following
+                node = self.nodes.get(thread_id)
+                if node is not None and node.parent is parent:
+                    following = node
+        return points
