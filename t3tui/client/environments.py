@@ -17,7 +17,6 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from t3tui.client.secret import Secret, Target, TargetError, normalize_url
 
@@ -197,6 +196,3 @@ def split_qualified(text: str, names: Sequence[str]) -> tuple[str | None, str]:
         return name, rest
     return None, text
 
-
-def describe_environments(envs: Sequence[Environment]) -> list[dict[str, Any]]:
-    return [{"name": e.name, "url": e.target.base_url} for e in envs]
