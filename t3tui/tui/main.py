@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from t3tui.client.secret import URL_ENV, Secret, Target, TargetError, resolve_target
@@ -105,13 +106,14 @@ def _live_source(args: argparse.Namespace, url_given: bool, backends: list[Any])
         return LiveSource(target, label=f"demo {target.base_url}", backend_exit=backend.poll)
     from t3tui.tui.environments import EnvSource, MultiSource
 
-    envs = []
-    for name, scenario in DEMO_ENVIRONMENTS:
-        backend, target = _start_demo(scenario, name)
-        if backend is None:
-            return None
-        backends.append(backend)
-        envs.append(EnvSource(name, LiveSource(target, backend_exit=backend.poll)))
+    # both start at once: each start waits for its server to listen
+    with ThreadPoolExecutor(len(DEMO_ENVIRONMENTS)) as pool:
+        started = list(pool.map(lambda pair: _start_demo(pair[1], pair[0]), DEMO_ENVIRONMENTS))
+    backends.extend(b for b, _ in started if b is not None)
+    if any(b is None for b, _ in started):
+        return None
+    envs = [EnvSource(name, LiveSource(target, backend_exit=backend.poll))
+            for (name, _), (backend, target) in zip(DEMO_ENVIRONMENTS, started, strict=True)]
     return MultiSource(envs)
 
 
