@@ -4,27 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from t3tui.backend.engine.capabilities import provider_capabilities
 from t3tui.backend.engine.ids import new_id
-
-CAPABILITIES: dict[str, Any] = {
-    "sessions": {"supportsMultipleProviderThreadsPerSession": True},
-    "threads": {},
-    "turns": {
-        "supportsInterrupt": True,
-        "supportsActiveSteering": True,
-        "supportsQueuedMessages": True,
-        "supportsSteeringByInterruptRestart": True,
-        "terminalStatusQuality": "strong",
-    },
-    "streaming": {},
-    "tools": {},
-    "approvals": {},
-    "planning": {},
-    "subagents": {"supportsSubagents": True, "emitsSubagentLifecycle": True},
-    "context": {},
-    "checkpointing": {},
-    "identity": {},
-}
 
 
 def provider_ref(driver: str, native_id: str | None, strength: str = "strong"
@@ -182,19 +163,58 @@ def node(
 
 def provider_session(*, session_id: str, driver: str, instance: str, cwd: str, model: str,
                      steering: bool, now: str) -> dict[str, Any]:
-    capabilities = {**CAPABILITIES,
-                    "turns": {**CAPABILITIES["turns"], "supportsActiveSteering": steering}}
     return {
         "id": session_id,
         "driver": driver,
         "providerInstanceId": instance,
         "cwd": cwd,
-        "model": model,
-        "capabilities": capabilities,
+        "model": model or None,
+        "capabilities": provider_capabilities(steering=steering),
         "status": "ready",
         "createdAt": now,
         "updatedAt": now,
         "lastError": None,
+    }
+
+
+def checkpoint_scope(*, thread_id: str, run_id: str, node_id: str, provider_thread_id: str,
+                     cwd: str, now: str) -> dict[str, Any]:
+    """The `root_run` scope a run's checkpoint is captured in."""
+    return {
+        "id": new_id("scope"),
+        "threadId": thread_id,
+        "runId": run_id,
+        "nodeId": node_id,
+        "parentScopeId": None,
+        "providerThreadId": provider_thread_id,
+        "kind": "root_run",
+        "ordinalWithinParent": 0,
+        "advancesAppRunCount": True,
+        "cwd": cwd,
+        "createdAt": now,
+    }
+
+
+def checkpoint(*, thread_id: str, run_id: str, run_ordinal: int | None, scope_id: str,
+               node_id: str, now: str) -> dict[str, Any]:
+    """The end-of-turn checkpoint (`OrchestrationV2Checkpoint`).
+
+    The backend does not snapshot the filesystem (`appCanCheckpointFilesystem: false`):
+    `ref` names the turn and `files` is empty.
+    """
+    return {
+        "id": new_id("checkpoint"),
+        "threadId": thread_id,
+        "scopeId": scope_id,
+        "runId": run_id,
+        "nodeId": node_id,
+        "parentCheckpointId": None,
+        "ordinalWithinScope": 0,
+        "appRunOrdinal": run_ordinal,
+        "ref": f"refs/t3/checkpoints/{thread_id}/turn/{run_ordinal or run_id}",
+        "status": "ready",
+        "files": [],
+        "capturedAt": now,
     }
 
 

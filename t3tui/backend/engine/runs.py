@@ -41,6 +41,7 @@ class TurnBinding:
     session_id: str
     native_turn: str
     driver: str = ""
+    scope_id: str = ""
     tokens: int = 0
     last_heartbeat: float = 0.0
     requests: dict[str, str] = field(default_factory=dict)  # request id -> native request ref
@@ -116,7 +117,12 @@ class RunManager:
                 "providerInstanceId": provider.name, "providerThreadId": pthread["id"],
                 "providerTurnId": pturn["id"], "reason": "initial", "status": "running",
                 "startedAt": now, "completedAt": None}, run_id=run_id)
-            b.add(thread_id, "node.updated", {**root, "providerTurnId": pturn["id"]},
+            scope = entities.checkpoint_scope(
+                thread_id=thread_id, run_id=run_id, node_id=root["id"],
+                provider_thread_id=pthread["id"], cwd=str(provider.cwd), now=now)
+            b.add(thread_id, "checkpoint-scope.created", scope, run_id=run_id)
+            b.add(thread_id, "node.updated", {**root, "providerTurnId": pturn["id"],
+                                              "checkpointScopeId": scope["id"]},
                   run_id=run_id, node_id=root["id"])
             b.add(thread_id, "run.updated", {**run, "status": "running", "rootNodeId": root["id"],
                                              "activeAttemptId": attempt_id,
@@ -124,7 +130,7 @@ class RunManager:
             b.add(thread_id, "provider-turn.updated", pturn, run_id=run_id)
             binding = TurnBinding(thread_id, run_id, attempt_id, root["id"], pturn["id"],
                                   pthread["id"], provider.name, session_id, native_turn,
-                                  provider.config.driver)
+                                  provider.config.driver, scope["id"])
             self._bindings[native_turn] = binding
             self._by_run[run_id] = binding
             tools = self.tools_for(thread_id, run_id, session_id)
@@ -245,7 +251,7 @@ class RunManager:
                 run_id=binding.run_id, ordinal=self._item_ordinal(binding.thread_id, item_id),
                 status="pending", now=now, node_id=node["id"], title="Approval requested",
                 fields={"requestId": request_id, "requestKind": data.get("requestKind", "command"),
-                        "prompt": data.get("prompt"),
+                        **({"prompt": data["prompt"]} if data.get("prompt") is not None else {}),
                         "options": [{"decision": "accept", "label": "Approve"},
                                     {"decision": "decline", "label": "Decline"}]},
                 provider_thread_id=binding.provider_thread_id,
@@ -261,11 +267,12 @@ class RunManager:
             run = state.get("runs", binding.run_id) or {}
             b.add(binding.thread_id, "run.updated", {**run, "status": "waiting"},
                   run_id=binding.run_id)
-            checkpoint_id = new_id("checkpoint")
-            b.add(binding.thread_id, "checkpoint.captured", {
-                "id": checkpoint_id, "threadId": binding.thread_id, "runId": binding.run_id,
-                "scopeId": None, "status": "ready", "files": [], "createdAt": now},
-                run_id=binding.run_id)
+            checkpoint = entities.checkpoint(
+                thread_id=binding.thread_id, run_id=binding.run_id,
+                run_ordinal=run.get("ordinal"), scope_id=binding.scope_id,
+                node_id=binding.root_node_id, now=now)
+            checkpoint_id = checkpoint["id"]
+            b.add(binding.thread_id, "checkpoint.captured", checkpoint, run_id=binding.run_id)
         # the drain: a short post-completion `waiting`, as upstream finalizes the turn
         self._timers[binding.run_id] = asyncio.get_running_loop().call_later(
             self.drain_seconds, self._finish_drain, binding, checkpoint_id)

@@ -1,0 +1,68 @@
+"""Record every websocket frame an in-process backend sends and receives, per connection.
+
+It patches `websockets`' `ServerConnection` (not our backend's code), so what is recorded
+is exactly what went over the socket, whatever the backend's send path looks like.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from websockets.asyncio.server import ServerConnection
+
+from t3tui.protocol.contract import WireCheck
+
+
+class WireTap:
+    """One `WireCheck` per server connection, fed in wire order."""
+
+    def __init__(self) -> None:
+        self.checks: dict[int, WireCheck] = {}
+        self.frames = 0
+
+    def _check(self, conn: Any) -> WireCheck:
+        return self.checks.setdefault(id(conn), WireCheck())
+
+    def sent(self, conn: Any, data: Any) -> None:
+        if isinstance(data, str):
+            self.frames += 1
+            self._check(conn).server(data)
+
+    def received(self, conn: Any, data: Any) -> None:
+        if isinstance(data, str):
+            self.frames += 1
+            self._check(conn).client(data)
+
+    @property
+    def problems(self) -> list[str]:
+        return [p for check in self.checks.values() for p in check.problems]
+
+    def counts(self) -> dict[str, int]:
+        total: dict[str, int] = {}
+        for check in self.checks.values():
+            for key, n in check.counts.items():
+                total[key] = total.get(key, 0) + n
+        return total
+
+
+@contextmanager
+def wire_tap(monkeypatch: pytest.MonkeyPatch) -> Iterator[WireTap]:
+    tap = WireTap()
+    send, recv = ServerConnection.send, ServerConnection.recv
+
+    async def tapped_send(self: ServerConnection, message: Any, *args: Any, **kw: Any) -> None:
+        tap.sent(self, message)
+        await send(self, message, *args, **kw)
+
+    async def tapped_recv(self: ServerConnection, *args: Any, **kw: Any) -> Any:
+        data = await recv(self, *args, **kw)
+        tap.received(self, data)
+        return data
+
+    with monkeypatch.context() as patch:
+        patch.setattr(ServerConnection, "send", tapped_send)
+        patch.setattr(ServerConnection, "recv", tapped_recv)
+        yield tap
