@@ -97,6 +97,7 @@ class BackendProcess:
         startup_timeout: float = 30.0,
     ) -> None:
         self.token = token or generate_token()
+        self.data_dir = Path(data_dir) if data_dir is not None else None  # None: the child's temp dir
         self.url = ""
         self._argv = [sys.executable, "-m", "t3tui", "serve", "--port", "0", "--exit-with-stdin"]
         self._argv += ["--scenario", scenario or "none", "--dispatch", dispatch]

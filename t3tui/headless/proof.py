@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 
-from t3tui.model import Supervisor
+from t3tui.proof.feed import apply_records
 from t3tui.proof.homes import ProofHomes, resolve_homes
-from t3tui.proof.records import RecordReader
+
+__all__ = ["add_proof_arguments", "apply_records", "homes_from"]
 
 
 def add_proof_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,13 +34,3 @@ def add_proof_arguments(parser: argparse.ArgumentParser) -> None:
 def homes_from(args: argparse.Namespace) -> ProofHomes:
     return resolve_homes(getattr(args, "codex_home", None), getattr(args, "claude_home", None),
                          enabled=getattr(args, "provider_records", True))
-
-
-async def apply_records(supervisor: Supervisor, reader: RecordReader) -> None:
-    """Read (in a worker thread) and hand the records to the supervisor (on this loop)."""
-    wanted = supervisor.native_threads()
-    if not wanted or not reader.homes.enabled:
-        return
-    records = await asyncio.to_thread(reader.refresh, wanted)
-    for thread_id in wanted:
-        supervisor.set_provider_record(thread_id, records.get(thread_id))

@@ -23,6 +23,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="scenario for one embedded demo backend when no server is given (default: two "
              "backends, 'laptop' on the demo scenario and 'devbox' on parallel-probe)",
     )
+    proof = parser.add_argument_group(
+        "proof from the machine", "read the providers' own session records (read-only)")
+    proof.add_argument("--codex-home", metavar="DIR",
+                       help="Codex home (env: T3TUI_CODEX_HOME, CODEX_HOME; default ~/.codex)")
+    proof.add_argument("--claude-home", metavar="DIR",
+                       help="Claude Code config dir (env: T3TUI_CLAUDE_HOME, CLAUDE_CONFIG_DIR; "
+                            "default ~/.claude)")
+    proof.add_argument("--no-provider-records", dest="provider_records", action="store_false",
+                       help="do not read provider records (env: T3TUI_PROOF=0)")
     app = parser.add_argument_group("app (override the config file and T3TUI_* variables)")
     app.add_argument(
         "--key",

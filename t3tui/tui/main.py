@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from t3tui.client.secret import URL_ENV, Secret, Target, TargetError, resolve_target
+from t3tui.proof.homes import OFF, ProofHomes, resolve_homes
 from t3tui.tui.config import ConfigError, TuiConfig, load_config
 
 EXIT_ERROR = 2
@@ -41,6 +45,11 @@ def _config(args: argparse.Namespace) -> TuiConfig:
     return load_config(getattr(args, "config", None), flags=flags)
 
 
+def homes_from(args: argparse.Namespace) -> ProofHomes:
+    return resolve_homes(getattr(args, "codex_home", None), getattr(args, "claude_home", None),
+                         enabled=getattr(args, "provider_records", True))
+
+
 def run_app(args: argparse.Namespace) -> int:
     try:
         config = _config(args)
@@ -49,6 +58,7 @@ def run_app(args: argparse.Namespace) -> int:
     frames = getattr(args, "frames", None)
     url_given = bool(args.url or any(os.environ.get(name) for name in URL_ENV))
     backends: list[Any] = []
+    demo_dirs: list[str] = []
     try:
         if frames:
             from t3tui.tui.frames import FramesError, FrameSource, load_frames
@@ -59,7 +69,7 @@ def run_app(args: argparse.Namespace) -> int:
                 return _error(str(exc))
         else:
             try:
-                source = _live_source(args, url_given, backends)
+                source = _live_source(args, url_given, backends, demo_dirs)
             except TargetError as exc:
                 return _error(str(exc))
             if source is None:
@@ -74,15 +84,19 @@ def run_app(args: argparse.Namespace) -> int:
     finally:
         for backend in backends:
             backend.stop()
+        for demo_dir in demo_dirs:
+            shutil.rmtree(demo_dir, ignore_errors=True)
 
 
 # The demo without --scenario: two machines, so the tree shows one node per environment.
 DEMO_ENVIRONMENTS = (("laptop", "demo"), ("devbox", "parallel-probe"))
 
 
-def _live_source(args: argparse.Namespace, url_given: bool, backends: list[Any]) -> Any:
+def _live_source(args: argparse.Namespace, url_given: bool, backends: list[Any],
+                 demo_dirs: list[str]) -> Any:
     """The source for the given server(s), or the embedded demo (its backends are appended
-    to `backends`, for the caller to stop); None when a demo backend did not start."""
+    to `backends`, for the caller to stop, and their data dirs to `demo_dirs`, to remove);
+    None when a demo backend did not start."""
     from t3tui.client.environments import resolve_environments
     from t3tui.tui.source import LiveSource
 
@@ -94,35 +108,48 @@ def _live_source(args: argparse.Namespace, url_given: bool, backends: list[Any])
     if environments:
         from t3tui.tui.environments import EnvSource, MultiSource
 
-        return MultiSource([EnvSource(e.name, LiveSource(e.target)) for e in environments])
+        return MultiSource([EnvSource(e.name, LiveSource(e.target, proof=homes_from(args)))
+                            for e in environments])
     if url_given:
-        return LiveSource(resolve_target(args.url, args.token))
+        return LiveSource(resolve_target(args.url, args.token), proof=homes_from(args))
     scenario = getattr(args, "scenario", None)
     if scenario:
-        backend, target = _start_demo(scenario)
+        backend, target = _start_demo(scenario, demo_dirs)
         if backend is None:
             return None
         backends.append(backend)
-        return LiveSource(target, label=f"demo {target.base_url}", backend_exit=backend.poll)
+        return LiveSource(target, label=f"demo {target.base_url}", backend_exit=backend.poll,
+                          proof=_demo_homes(args, backend))
     from t3tui.tui.environments import EnvSource, MultiSource
 
     # both start at once: each start waits for its server to listen
     with ThreadPoolExecutor(len(DEMO_ENVIRONMENTS)) as pool:
-        started = list(pool.map(lambda pair: _start_demo(pair[1], pair[0]), DEMO_ENVIRONMENTS))
+        started = list(pool.map(lambda pair: _start_demo(pair[1], demo_dirs, pair[0]),
+                                DEMO_ENVIRONMENTS))
     backends.extend(b for b, _ in started if b is not None)
     if any(b is None for b, _ in started):
         return None
-    envs = [EnvSource(name, LiveSource(target, backend_exit=backend.poll))
+    envs = [EnvSource(name, LiveSource(target, backend_exit=backend.poll,
+                                       proof=_demo_homes(args, backend)))
             for (name, _), (backend, target) in zip(DEMO_ENVIRONMENTS, started, strict=True)]
     return MultiSource(envs)
 
 
-def _start_demo(scenario: str, name: str = "") -> tuple[Any, Target]:
+def _demo_homes(args: argparse.Namespace, backend: Any) -> ProofHomes:
+    """The demo's agents write their session records in its data dir: read those."""
+    if not getattr(args, "provider_records", True):
+        return OFF
+    return ProofHomes(Path(backend.data_dir) / "codex-home", Path(backend.data_dir) / "claude-home")
+
+
+def _start_demo(scenario: str, demo_dirs: list[str], name: str = "") -> tuple[Any, Target]:
     from t3tui.backend.testing import BackendProcess, BackendStartError
 
     what = f"{name}: {scenario}" if name else scenario
     print(f"t3tui: starting the demo backend ({what})…", file=sys.stderr, flush=True)
-    backend = BackendProcess(scenario=scenario)
+    data_dir = tempfile.mkdtemp(prefix="t3tui-demo-")
+    demo_dirs.append(data_dir)
+    backend = BackendProcess(scenario=scenario, data_dir=data_dir)
     try:
         backend.start()
     except (BackendStartError, OSError) as exc:

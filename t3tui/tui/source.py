@@ -26,6 +26,9 @@ from t3tui.client.settle_guard import (
 )
 from t3tui.client.state import ConnectionState, Failed, Observable
 from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor
+from t3tui.proof.feed import follow_records
+from t3tui.proof.homes import OFF, ProofHomes
+from t3tui.proof.records import RecordReader
 from t3tui.tui.transcripts import TranscriptStore
 
 T = TypeVar("T")
@@ -103,10 +106,13 @@ class LiveSource:
         backoff: Backoff | None = None,
         ping_interval: float = 5.0,
         backend_exit: Callable[[], int | None] | None = None,
+        proof: ProofHomes = OFF,
     ) -> None:
         """`backend_exit`: the exit code of a backend this process started (None while it
-        runs); once it has one, retrying cannot help, so the source ends and says so."""
+        runs); once it has one, retrying cannot help, so the source ends and says so.
+        `proof`: where to read the providers' own session records (OFF: not at all)."""
         self.label = label or target.base_url
+        self.proof = proof
         self._backend_exit = backend_exit
         self.supervisor = Supervisor(config=config)
         self.transcripts = TranscriptStore()
@@ -119,6 +125,18 @@ class LiveSource:
         self.state = self._session.state
 
     async def run(self) -> None:
+        records = None
+        if self.proof.enabled:
+            records = asyncio.create_task(
+                follow_records(self.supervisor, RecordReader(self.proof)), name="t3tui-records")
+        try:
+            await self._run()
+        finally:
+            if records is not None:
+                records.cancel()
+                await asyncio.gather(records, return_exceptions=True)
+
+    async def _run(self) -> None:
         if self._backend_exit is None:
             await self._session.run()
             return

@@ -67,14 +67,13 @@ def provider_finished_unheard(ctx: ThreadContext, config: DetectorConfig,
     what = f"{who} {verb} this turn at {turn.ended_at.strftime('%H:%M:%S')} " \
            f"({turn.marker}, last message {_quote(turn.last_message)})"
     evidence = {
-        "driver": record.driver, "nativeThreadId": record.native_id,
-         "nativeTurnId": turn.turn_id, "recordFile": record.path, "recordLine": turn.line,
-         "marker": turn.marker, "recordStatus": turn.status, "endedAt": iso(turn.ended_at),
-         "reason": turn.reason, "lastMessage": excerpt(turn.last_message),
-         "runId": own.active_run_id, "providerTurnId": own.provider_turn_id,
-         "t3TurnStatus": own.provider_turn_status, "heldSeconds": age(turn.ended_at, now),
-         "thresholdSeconds": config.provider_unheard_dwell_s,
-         "skippedLines": record.skipped}
+        "recordFile": record.path, "recordLine": turn.line, "marker": turn.marker,
+        "endedAt": iso(turn.ended_at), "lastMessage": excerpt(turn.last_message),
+        "recordStatus": turn.status, "reason": turn.reason, "t3TurnStatus": own.provider_turn_status,
+        "driver": record.driver, "nativeThreadId": record.native_id, "nativeTurnId": turn.turn_id,
+        "runId": own.active_run_id, "providerTurnId": own.provider_turn_id,
+        "heldSeconds": age(turn.ended_at, now), "thresholdSeconds": config.provider_unheard_dwell_s,
+        "skippedLines": record.skipped}
     return [Finding(
         PROVIDER_FINISHED_UNHEARD, own.id, "provider-finished-unheard",
         f"{what}; T3 still shows it {own.activity} {human(age(turn.ended_at, now))} later: "
