@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -59,11 +60,26 @@ def _never_unencodable() -> None:
                 reconfigure(errors="replace")
 
 
+def _headless_logging() -> None:
+    # Client warnings (a malformed frame skipped) quote wire text: one inert line each on
+    # stderr, never an escape sequence or a traceback (logging's last-resort handler printed
+    # both). `serve` configures its own; the app keeps stderr off the screen.
+    from t3tui.model.wiretext import DisplayFormatter
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(DisplayFormatter("t3tui: %(levelname)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _never_unencodable()
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+        if args.command in SUBCOMMANDS and args.command != "serve" and argv is None:
+            _headless_logging()
         module = SUBCOMMANDS.get(args.command or "", APP_MODULE)
         return int(importlib.import_module(module).run(args) or 0)
     except KeyboardInterrupt:

@@ -19,6 +19,7 @@ from typing import Any
 from t3tui.backend.auth import fingerprint, generate_token
 from t3tui.backend.provider.faults import FAULTS
 from t3tui.backend.store import StoreError
+from t3tui.model.wiretext import DisplayFormatter
 
 TOKEN_ENV = "T3TUI_SERVE_TOKEN"
 SCENARIOS = ("demo", "parallel-probe", "settle-unsubscribe", "none")
@@ -139,11 +140,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(
-        level=getattr(logging, args.log_level.upper()),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    # Log lines quote client input (a refused command's text): DisplayFormatter keeps each
+    # one inert; tracebacks only at debug level.
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(DisplayFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s",
+                                          tracebacks=args.log_level == "debug"))
+    logging.basicConfig(level=getattr(logging, args.log_level.upper()), handlers=[handler])
     try:
         return asyncio.run(_serve(args))
     except ServeError as error:

@@ -22,7 +22,28 @@ class AuthenticationNeeded(FatalError):
 
 
 class ConnectError(ClientError):
-    """The server could not be reached or answered oddly; worth retrying."""
+    """The server could not be reached or answered oddly; worth retrying. `refused`: nothing
+    listens at that address (a refusal is an answer: a one-shot command need not wait)."""
+
+    def __init__(self, message: str, *, refused: bool = False) -> None:
+        super().__init__(message)
+        self.refused = refused
+
+
+def is_refusal(exc: BaseException) -> bool:
+    """True when `exc` (or an exception it was raised from) is a refused TCP connection."""
+    seen: set[int] = set()
+    stack: list[BaseException | None] = [exc]
+    while stack:
+        current = stack.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError):
+            return True
+        stack += [current.__cause__, current.__context__,
+                  *getattr(current, "exceptions", ())]
+    return False
 
 
 class ConnectionLost(ClientError):

@@ -19,7 +19,7 @@ from t3tui.client.items import is_duplicate, is_marker
 from t3tui.model.wire import keep_wire
 from t3tui.protocol import ProtocolError
 from t3tui.protocol.methods import SUBSCRIBE_SHELL, SUBSCRIBE_THREAD
-from t3tui.protocol.stream import decode_shell_item, decode_thread_item
+from t3tui.protocol.stream import decode_shell_item, decode_thread_item, salvage_shell_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -215,5 +215,16 @@ def _decode(decoder: Callable[[Any], Any], raw: Any, where: str) -> Any:
     try:
         return keep_wire(decoder(raw), raw)
     except ProtocolError as exc:
+        salvaged = salvage_shell_snapshot(raw) if where == "shell" else None
+        if salvaged is not None:
+            kept, dropped = salvaged
+            try:
+                item = keep_wire(decoder(kept), kept)
+            except ProtocolError:
+                pass
+            else:
+                log.warning("left %d malformed row(s) out of a shell snapshot: %s", dropped,
+                            exc.message)
+                return item
         log.warning("skipped a malformed %s item: %s", where, exc.message)
         return None

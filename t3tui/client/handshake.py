@@ -10,7 +10,13 @@ import httpx
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidHandshake, InvalidStatus
 
-from t3tui.client.errors import AuthenticationNeeded, ConnectError, ProtocolMismatch, describe
+from t3tui.client.errors import (
+    AuthenticationNeeded,
+    ConnectError,
+    ProtocolMismatch,
+    describe,
+    is_refusal,
+)
 from t3tui.client.secret import Target
 from t3tui.protocol import ProtocolError
 from t3tui.protocol.environment import (
@@ -38,11 +44,18 @@ def check_version(descriptor: EnvironmentDescriptor) -> None:
     )
 
 
+def unreachable(target: Target, exc: BaseException) -> ConnectError:
+    if is_refusal(exc):
+        return ConnectError(f"cannot reach {target.base_url}: connection refused (is the "
+                            "server running, on that port?)", refused=True)
+    return ConnectError(f"cannot reach {target.base_url}: {describe(exc)}")
+
+
 async def fetch_descriptor(http: httpx.AsyncClient, target: Target) -> EnvironmentDescriptor:
     try:
         response = await http.get(target.base_url + DESCRIPTOR_PATH)
     except httpx.HTTPError as exc:
-        raise ConnectError(f"cannot reach {target.base_url}: {describe(exc)}") from None
+        raise unreachable(target, exc) from None
     if response.status_code != 200:
         raise ConnectError(
             f"{target.base_url} is not a T3 server: environment descriptor answered "
@@ -60,7 +73,7 @@ async def fetch_ticket(http: httpx.AsyncClient, target: Target) -> str:
     try:
         response = await http.post(target.base_url + TICKET_PATH, headers=headers)
     except httpx.HTTPError as exc:
-        raise ConnectError(f"cannot reach {target.base_url}: {describe(exc)}") from None
+        raise unreachable(target, exc) from None
     if response.status_code in (401, 403):
         raise AuthenticationNeeded(
             f"authentication needed: the server refused the token "

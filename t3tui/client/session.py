@@ -13,7 +13,14 @@ from typing import Any, TypeVar
 
 from t3tui.client.backoff import Backoff
 from t3tui.client.connection import Connection
-from t3tui.client.errors import ClientError, ConnectionLost, FatalError, RpcFailure, describe
+from t3tui.client.errors import (
+    ClientError,
+    ConnectError,
+    ConnectionLost,
+    FatalError,
+    RpcFailure,
+    describe,
+)
 from t3tui.client.feed import Feed, Sink, StreamUpdate
 from t3tui.client.handshake import open_socket
 from t3tui.client.outcome import CommandOutcome, Unknown, accepted, from_error
@@ -48,6 +55,8 @@ class Session:
         ping_interval: float = 5.0,
         open_timeout: float = 10.0,
         recorder: Recorder | None = None,
+        request_timeout: float = 10.0,
+        sync_timeout: float = 30.0,
     ) -> None:
         """`recorder`: keeps every frame of every connection (`t3tui.client.recorder`)."""
         self.target = target
@@ -59,6 +68,16 @@ class Session:
         self._backoff = backoff or Backoff()
         self._ping_interval = ping_interval
         self._open_timeout = open_timeout
+        # A server that holds the socket and answers Ping but never answers a request (or never
+        # sends `synchronized`) must not keep us waiting for ever: past these deadlines the
+        # connection is dropped, saying what it waited for, and reconnected with back-off.
+        self._request_timeout = request_timeout
+        self._sync_timeout = sync_timeout
+        self._progress_at = 0.0
+        # What the current connection attempt waits for, for a timeout's message.
+        self.waiting_for = "a connection"
+        # The last attempt failed because nothing listens there (connection refused).
+        self.refused = False
         self._opened: set[str] = set()
         self._listeners: list[Callable[[StreamUpdate], None]] = []
         self._conn: Connection | None = None
@@ -79,15 +98,29 @@ class Session:
     def subscribed_threads(self) -> frozenset[str]:
         return frozenset() if self._feed is None else self._feed.subscribed
 
-    async def wait_synchronized(self, timeout: float) -> ConnectionState:
+    async def wait_synchronized(
+        self, timeout: float, *, refused_after: float | None = None
+    ) -> ConnectionState:
         """Wait until every stream of interest is synchronized; returns early on `Failed`.
 
-        Raises `TimeoutError` naming the last state and its error.
+        Raises `TimeoutError` naming the last state and its error. With `refused_after`, a
+        server that refuses the connection (nothing listens there) is an answer: once
+        attempts have been refused for that many seconds, raise `ConnectError` at once
+        instead of waiting out `timeout`.
         """
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+
+        def refused(s: ConnectionState) -> bool:
+            return (refused_after is not None and isinstance(s, Reconnecting) and self.refused
+                    and loop.time() - start >= refused_after)
 
         async def settled() -> ConnectionState:
             while True:
-                state = await self.state.wait_for(lambda s: isinstance(s, Live | Failed))
+                state = await self.state.wait_for(
+                    lambda s: isinstance(s, Live | Failed) or refused(s))
+                if isinstance(state, Reconnecting):
+                    raise ConnectError(state.last_error)
                 if isinstance(state, Failed):
                     return state
                 await self.complete.wait_for(bool)
@@ -99,7 +132,8 @@ class Session:
         except TimeoutError:
             state = self.state.value
             if isinstance(state, Syncing | Stale | Live):
-                message = f"connected, but not synchronized within {timeout:g}s"
+                message = (f"connected, but not synchronized within {timeout:g}s "
+                           f"(waiting for {self.waiting_for})")
             elif isinstance(state, Reconnecting):
                 message = f"no connection within {timeout:g}s: {state.last_error}"
             else:
@@ -236,9 +270,15 @@ class Session:
             await conn.close("stopped by client")
 
     async def _one_connection(self) -> str:
+        self.waiting_for = "a connection"
         seen: list[Any] = []
-        ws = await open_socket(self.target, open_timeout=self._open_timeout,
-                               on_descriptor=seen.append)
+        try:
+            ws = await open_socket(self.target, open_timeout=self._open_timeout,
+                                   on_descriptor=seen.append)
+        except ConnectError as exc:
+            self.refused = exc.refused
+            raise
+        self.refused = False
         conn = Connection(ws, ping_interval=self._ping_interval, tap=self.recorder)
         if self._stopping:  # stop() came while the handshake was in flight
             await conn.close("stopped by client")
@@ -251,9 +291,23 @@ class Session:
         self.complete.set(False)
         try:
             self.state.set(Stale() if self._ever_live else Syncing())
-            await conn.call(SERVER_GET_CONFIG, {})
-            await feed.start()
-            return await conn.closed
+            self.waiting_for = f"an answer to {SERVER_GET_CONFIG}"
+            try:
+                await asyncio.wait_for(conn.call(SERVER_GET_CONFIG, {}), self._request_timeout)
+            except TimeoutError:
+                raise ClientError(f"no answer to {SERVER_GET_CONFIG} within "
+                                  f"{self._request_timeout:g}s") from None
+            self.waiting_for = "the streams' `synchronized`"
+            self._progress_at = asyncio.get_running_loop().time()
+            await asyncio.wait_for(feed.start(), self._request_timeout)
+            deadline = asyncio.create_task(self._sync_deadline(conn, feed), name="t3tui-sync")
+            try:
+                return await conn.closed
+            finally:
+                deadline.cancel()
+        except TimeoutError:
+            raise ClientError(f"no answer to a subscription within {self._request_timeout:g}s"
+                              ) from None
         except RpcFailure as exc:
             raise ClientError(f"server refused a read: {exc}") from None
         finally:
@@ -265,10 +319,26 @@ class Session:
             self._conn = self._feed = None
             self.complete.set(False)
 
+    async def _sync_deadline(self, conn: Connection, feed: Feed) -> None:
+        """Drop a connection whose streams stop making progress before `synchronized`: a
+        server that replays history keeps sending chunks; one that sends nothing for
+        `sync_timeout` seconds while a stream is not synchronized is stuck."""
+        loop = asyncio.get_running_loop()
+        while conn.is_open:
+            if feed.complete():
+                self._progress_at = loop.time()
+            idle = loop.time() - self._progress_at
+            if idle >= self._sync_timeout:
+                conn.abort(f"no `synchronized` from the server within {self._sync_timeout:g}s")
+                return
+            await asyncio.sleep(min(1.0, self._sync_timeout - idle))
+
     def _wanted(self) -> set[str]:
         return set(self.sink.threads_of_interest()) | self._opened
 
     def _on_batch(self, update: StreamUpdate) -> None:
+        if update.items:
+            self._progress_at = asyncio.get_running_loop().time()
         feed = self._feed
         complete = feed is not None and feed.complete()
         self.complete.set(complete)

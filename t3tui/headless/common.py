@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import math
 import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -29,6 +30,7 @@ from t3tui.model.wiretext import display_text
 EXIT_OK = 0
 EXIT_FLAGGED = 1
 EXIT_ERROR = 2
+REFUSED_AFTER_S = 1.0
 
 
 class CommandError(Exception):
@@ -72,13 +74,22 @@ def add_timeout(parser: argparse.ArgumentParser, help: str, default: float | Non
     )
 
 
+MAX_SECONDS = 366 * 24 * 3600.0
+
+
 def positive_seconds(text: str) -> float:
+    """A duration option: a finite number of seconds, more than 0 (`inf` would wait past any
+    bound, `nan` compares false with everything), at most a year."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {one_line(text)!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds, not {text.strip()}")
     if value <= 0:
         raise argparse.ArgumentTypeError("must be more than 0 seconds")
+    if value > MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_SECONDS:.0f} seconds (a year)")
     return value
 
 
@@ -103,7 +114,10 @@ async def supervised(
     session = Session(target, supervisor, recorder=recorder)
     runner = asyncio.create_task(session.run(), name="t3tui-session")
     try:
-        state = await session.wait_synchronized(args.connect_timeout)
+        # A refused port is an answer: say so within about a second (a server that is just
+        # starting gets one retry) rather than after the whole --connect-timeout.
+        state = await session.wait_synchronized(args.connect_timeout,
+                                                refused_after=REFUSED_AFTER_S)
         if isinstance(state, Failed):
             await asyncio.gather(runner, return_exceptions=True)
             raise ClientError(state.reason)

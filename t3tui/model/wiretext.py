@@ -23,6 +23,7 @@ Pure: no I/O, no Textual; `display_rich` works on a `rich.text.Text` by its own 
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -120,3 +121,23 @@ def display_rich(text: Text, *, one_line: bool = False) -> Text:
             replaced.stylize(span.style, 0, len(shown))
         out.append_text(replaced)
     return out
+
+
+class DisplayFormatter(logging.Formatter):
+    """A log formatter for a terminal: every record is one line of `display_text` (log
+    messages quote wire text), and an exception is its one-line summary unless `tracebacks`
+    (debug logging), so a hostile frame cannot print a traceback or an escape to stderr."""
+
+    def __init__(self, fmt: str | None = None, *, tracebacks: bool = False) -> None:
+        super().__init__(fmt)
+        self.tracebacks = tracebacks
+
+    def format(self, record: logging.LogRecord) -> str:
+        if not self.tracebacks and record.exc_info:
+            exc = record.exc_info[1]
+            record = logging.makeLogRecord(record.__dict__)
+            record.msg = f"{record.getMessage()} ({type(exc).__name__}: {exc})"
+            record.args = None
+            record.exc_info = record.exc_text = None
+        text = super().format(record)
+        return display_text(text, one_line=not self.tracebacks)

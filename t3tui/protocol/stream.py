@@ -139,3 +139,34 @@ def decode_shell_item(obj: Any) -> ShellItem:
 def decode_thread_item(obj: Any) -> ThreadItem:
     """Decode one item of a thread stream."""
     return _decode(obj, _THREAD, UnknownThreadItem, "thread stream item")
+
+
+_SNAPSHOT_ROWS = {"projects": ProjectShell, "threads": ThreadShell, "archivedThreads": ThreadShell}
+
+
+def salvage_shell_snapshot(obj: Any) -> tuple[dict[str, Any], int] | None:
+    """A shell `snapshot` item that failed to decode, without its malformed rows: one bad
+    thread (a hostile or buggy server) must not cost every other thread. Returns the item
+    with only the rows that decode on their own, and how many were left out; None when it is
+    not a snapshot or no row was at fault."""
+    if not isinstance(obj, dict) or obj.get("kind") != "snapshot":
+        return None
+    snapshot = obj.get("snapshot")
+    if not isinstance(snapshot, dict):
+        return None
+    kept: dict[str, Any] = dict(snapshot)
+    dropped = 0
+    for key, model in _SNAPSHOT_ROWS.items():
+        rows = snapshot.get(key)
+        if not isinstance(rows, list):
+            continue
+        good = []
+        for row in rows:
+            try:
+                model.from_wire(row)
+            except ProtocolError:
+                dropped += 1
+                continue
+            good.append(row)
+        kept[key] = good
+    return ({**obj, "snapshot": kept}, dropped) if dropped else None

@@ -7,6 +7,7 @@ import asyncio
 import os
 import socket
 import sys
+import time
 
 import pytest
 
@@ -101,3 +102,45 @@ def test_a_blank_checkin_text_or_expect_is_a_usage_error(
         main(["checkin", "t", flag, " ", "--url", "h:1", "--token", "x"])
     assert info.value.code == 2
     assert f"argument {flag}: must not be empty" in capsys.readouterr().err
+
+
+def free_port() -> int:
+    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("argv", [["status"], ["watch"], ["settle", "t"]])
+def test_a_refused_port_is_reported_within_two_seconds_not_after_the_connect_timeout(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    started = time.monotonic()
+    code = main([*argv, "--url", f"127.0.0.1:{free_port()}", "--token", "secret-xyz"])
+    elapsed = time.monotonic() - started
+    err = capsys.readouterr().err
+    assert code == 2 and elapsed < 5, (code, elapsed)  # the default --connect-timeout is 15
+    assert err.startswith("t3tui: cannot reach http://127.0.0.1:") and "connection refused" in err
+    assert len(err.splitlines()) == 1 and "secret-xyz" not in err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "Infinity", "0", "-1", "1e300"])
+@pytest.mark.parametrize("argv", [
+    ["status", "--connect-timeout"], ["watch", "--duration"], ["watch", "--connect-timeout"],
+    ["checkin", "t", "--timeout"], ["settle", "t", "--timeout"], ["interrupt", "t", "--timeout"],
+    ["--checkin-timeout"],
+])
+def test_durations_must_be_finite_and_positive_in_every_option(
+    argv: list[str], value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    *head, flag = argv
+    full = [*head, f"{flag}={value}"]  # `=`: argparse reads a bare -inf as an option
+    if head:
+        full += ["--url", "h:1", "--token", "x"]
+    try:
+        code = main(full)
+    except SystemExit as exc:
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err
+    assert "seconds" in err.strip().splitlines()[-1], err  # argparse: usage, then the error

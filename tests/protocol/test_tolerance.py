@@ -162,3 +162,24 @@ def test_timestamps_with_offsets_normalise_to_utc() -> None:
     assert ticket.to_wire()["expiresAt"] == "2026-10-04T12:05:00.123Z"
     naive = p.WebsocketTicket.from_wire({"ticket": "t", "expiresAt": "2026-10-04T12:05:00"})
     assert naive.to_wire()["expiresAt"] == "2026-10-04T12:05:00.000Z"
+
+
+def test_one_malformed_row_does_not_cost_the_whole_shell_snapshot() -> None:
+    from t3tui.protocol.stream import decode_shell_item, salvage_shell_snapshot
+
+    def row(tid: object) -> dict[str, object]:
+        return {"id": tid, "projectId": "p", "title": "t", "createdAt": "2026-10-04T12:00:00Z"}
+
+    item = {"kind": "snapshot", "snapshot": {"snapshotSequence": 3, "projects": [],
+            "threads": [row("a"), row(42), row("b")], "archivedThreads": [row(None)]}}
+    with pytest.raises(p.ProtocolError):
+        decode_shell_item(item)
+    salvaged = salvage_shell_snapshot(item)
+    assert salvaged is not None
+    kept, dropped = salvaged
+    assert dropped == 2
+    decoded = decode_shell_item(kept)
+    assert [t.id for t in decoded.snapshot.threads] == ["a", "b"]
+    assert decoded.snapshot.archived_threads == []
+    assert salvage_shell_snapshot({"kind": "synchronized"}) is None
+    assert salvage_shell_snapshot({"kind": "snapshot", "snapshot": "x"}) is None
