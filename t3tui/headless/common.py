@@ -20,7 +20,7 @@ from rich.text import Text
 from t3tui.client.errors import ClientError, describe
 from t3tui.client.outcome import Accepted, Rejected
 from t3tui.client.recorder import Recorder, RecordingExists
-from t3tui.client.secret import TargetError, resolve_target
+from t3tui.client.secret import Target, TargetError, resolve_target
 from t3tui.client.session import Session
 from t3tui.client.state import Failed
 from t3tui.model import DetectorConfig, Supervisor, SupervisorView, ThreadRow
@@ -54,6 +54,9 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="give up when not connected and synchronized within S seconds (default: 15)",
     )
+    from t3tui.headless.environments import add_env_arguments
+
+    add_env_arguments(parser)
 
 
 def add_thread_command(
@@ -105,11 +108,12 @@ def error(message: str) -> None:
 @contextlib.asynccontextmanager
 async def supervised(
     args: argparse.Namespace, config: DetectorConfig | None = None,
-    recorder: Recorder | None = None,
+    recorder: Recorder | None = None, target: Target | None = None,
 ) -> AsyncIterator[tuple[Session, Supervisor]]:
-    """Connect to the server named by `args`, sync every stream of interest, then yield.
-    With `recorder`, every frame of the session is recorded (see `recording_to`)."""
-    target = resolve_target(getattr(args, "url", None), getattr(args, "token", None))
+    """Connect to the server named by `args` (or `target`), sync every stream of interest,
+    then yield. With `recorder`, every frame of the session is recorded (`recording_to`)."""
+    if target is None:
+        target = resolve_target(getattr(args, "url", None), getattr(args, "token", None))
     supervisor = Supervisor(config=config or DetectorConfig())
     session = Session(target, supervisor, recorder=recorder)
     runner = asyncio.create_task(session.run(), name="t3tui-session")
@@ -162,7 +166,15 @@ class OnThread:
 
 @contextlib.asynccontextmanager
 async def on_thread(args: argparse.Namespace) -> AsyncIterator[OnThread]:
-    """`supervised`, then the thread `args.thread` names (CommandError when none or several)."""
+    """`supervised`, then the thread `args.thread` names (CommandError when none or several).
+    With several environments, the one the thread is in (`NAME:THREAD`, or found in one)."""
+    from t3tui.headless.environments import environments_of, on_env_thread
+
+    envs = environments_of(args)
+    if envs:
+        async with on_env_thread(args, envs) as on:
+            yield on
+        return
     async with supervised(args) as (session, supervisor):
         view = supervisor.view(now())
         yield OnThread(session, supervisor, view, find_thread(view, args.thread))

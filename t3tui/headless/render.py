@@ -30,6 +30,7 @@ from t3tui.model.labels import (
     short_id,
     word,
 )
+from t3tui.model.status_json import EnvironmentStatus
 from t3tui.model.wiretext import display_rich, display_text
 
 STATE_STYLES = {
@@ -247,3 +248,20 @@ def report(out: Console, view: SupervisorView) -> Iterator[Text]:
 def print_lines(out: Console, lines: Iterator[Text]) -> None:
     for line in lines:
         out.print(line)
+
+
+def environments_report(out: Console, envs: Sequence[EnvironmentStatus]) -> Iterator[Text]:
+    """`status --env ...`: one section per environment, headed by its name and URL; the ids
+    in it are that server's (act on one with NAME:ID)."""
+    for i, env in enumerate(envs):
+        if i:
+            yield Text("")
+        head = Text().append(f"── {one_line(env.name or '')}", style="bold")
+        head.append(f"  {one_line(env.url or '')}", style="dim")
+        if env.view is None:
+            head.append(f"  ✖ not reached: {one_line(env.error or 'unknown error')}",
+                        style="bold red")
+            yield head
+            continue
+        yield head
+        yield from report(out, env.view)

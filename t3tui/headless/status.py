@@ -9,17 +9,25 @@ from __future__ import annotations
 import argparse
 import json
 
+from t3tui.client.environments import Environment
 from t3tui.headless.common import (
     CommandError,
     add_server_arguments,
+    error,
     now,
     run_async,
     supervised,
 )
+from t3tui.headless.environments import connect_all, environments_of
 from t3tui.headless.proof import add_proof_arguments, apply_records, homes_from
-from t3tui.headless.render import console, print_lines, report
+from t3tui.headless.render import console, environments_report, print_lines, report
 from t3tui.headless.replaying import AT_HELP, check_within, open_replay, parse_at
 from t3tui.model import DetectorConfig, Supervisor, SupervisorView
+from t3tui.model.status_json import (
+    EnvironmentStatus,
+    environments_document,
+    environments_exit_code,
+)
 from t3tui.proof.records import RecordReader
 
 
@@ -51,6 +59,26 @@ def replayed_view(args: argparse.Namespace) -> SupervisorView:
     return replay.sink.view(replay.now)
 
 
+async def environments_status(args: argparse.Namespace, envs: list[Environment]) -> int:
+    """`status --env ...`: every environment, one section (or JSON entry) each; an
+    environment that cannot be reached is said on stderr and in its section, and the exit
+    code is then 2 (docs/STATUS_JSON.md)."""
+    async with connect_all(args, envs) as reached:
+        at = now()
+        statuses = [EnvironmentStatus(r.name, r.url,
+                                      r.supervisor.view(at) if r.supervisor else None, r.error)
+                    for r in reached]
+    for status in statuses:
+        if status.error is not None:
+            error(f"environment {status.name}: {status.error}")
+    if args.json:
+        print(json.dumps(environments_document(statuses, at), indent=2, default=str))
+    else:
+        out = console()
+        print_lines(out, environments_report(out, statuses))
+    return environments_exit_code(statuses)
+
+
 def run(args: argparse.Namespace) -> int:
     async def main() -> int:
         if args.replay:
@@ -58,12 +86,17 @@ def run(args: argparse.Namespace) -> int:
         else:
             if args.at:
                 raise CommandError("--at needs --replay FILE")
+            envs = environments_of(args)
+            if envs:
+                return await environments_status(args, envs)
             reader = RecordReader(homes_from(args))
-            async with supervised(args) as (_session, supervisor):
+            async with supervised(args) as (session, supervisor):
                 await apply_records(supervisor, reader)
                 view = supervisor.view(now())
+                url = session.target.base_url
         if args.json:
-            print(json.dumps(view.to_status_json(), indent=2, default=str))
+            print(json.dumps(view.to_status_json(url if not args.replay else None), indent=2,
+                             default=str))
         else:
             out = console()
             print_lines(out, report(out, view))

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 from typing import Any
 
 from rich.text import Text
 
+from t3tui.client.environments import Environment
 from t3tui.client.errors import ClientError
 from t3tui.client.session import Session, StreamUpdate
 from t3tui.client.state import ConnectionState, Failed, Live, Reconnecting
 from t3tui.headless.common import (
+    EXIT_ERROR,
+    CommandError,
     add_server_arguments,
     now,
     positive_seconds,
@@ -26,6 +30,7 @@ from t3tui.headless.common import (
     run_async,
     supervised,
 )
+from t3tui.headless.environments import environments_of
 from t3tui.headless.render import FINDING_STYLE, console, state_label
 from t3tui.model import Change, Supervisor, changes
 from t3tui.model.labels import FINDING_WORDS, clock, one_line, reason_detail, short_id
@@ -52,11 +57,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 class Printer:
-    def __init__(self, ndjson: bool) -> None:
+    def __init__(self, ndjson: bool, environment: str | None = None) -> None:
+        """`environment`: with several (`--env`), every line and record names its own."""
         self.ndjson = ndjson
         self.out = console()
+        self.environment = environment
 
     def emit(self, record: dict[str, Any], text: Text) -> None:
+        if self.environment is not None:
+            record = {**record, "environment": self.environment}
+            text = Text(f"{self.environment}  ", style="bold") + text
         if self.ndjson:
             sys.stdout.write(json.dumps(record, default=str) + "\n")
             sys.stdout.flush()
@@ -153,10 +163,40 @@ async def watch(session: Session, supervisor: Supervisor, printer: Printer) -> N
         stop_states()
 
 
+async def watch_environments(args: argparse.Namespace, envs: list[Environment]) -> int:
+    """Every environment at once, each line prefixed with its name; one that cannot be
+    reached or gives up is said once and the others go on. Exit 2 when none is left."""
+    if args.record:
+        raise CommandError("--record takes one server (--url), not --env")
+
+    async def one(env: Environment, stack: contextlib.AsyncExitStack) -> None:
+        printer = Printer(args.ndjson, env.name)
+        try:
+            session, supervisor = await stack.enter_async_context(
+                supervised(args, target=env.target))
+        except (ClientError, TimeoutError) as exc:
+            printer.connection(Failed(str(exc)))
+            return
+        printer.connection(session.state.value)
+        with contextlib.suppress(ClientError):  # it gave up: its Failed line was printed
+            await watch(session, supervisor, printer)
+
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            await asyncio.wait_for(asyncio.gather(*(one(e, stack) for e in envs)),
+                                   args.duration)
+        except TimeoutError:
+            return 0
+    return EXIT_ERROR
+
+
 def run(args: argparse.Namespace) -> int:
     printer = Printer(args.ndjson)
 
     async def main() -> int:
+        envs = environments_of(args)
+        if envs:
+            return await watch_environments(args, envs)
         with recording_to(args.record, args) as recorder:
             async with supervised(args, recorder=recorder) as (session, supervisor):
                 printer.connection(session.state.value)

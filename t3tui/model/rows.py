@@ -119,11 +119,11 @@ class SupervisorView:
             stack.extend(reversed(child.children))
         return found
 
-    def to_status_json(self) -> dict[str, Any]:
-        """The `t3tui status --json` document (docs/STATUS_JSON.md)."""
+    def to_status_json(self, url: str | None = None) -> dict[str, Any]:
+        """The `t3tui status --json` document (docs/STATUS_JSON.md) of the server at `url`."""
         from t3tui.model.status_json import status_document
 
-        return status_document(self)
+        return status_document(self, url)
 
     @property
     def exit_code(self) -> int:

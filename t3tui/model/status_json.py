@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from t3tui.model.findings import Finding
-from t3tui.model.rows import SupervisorView, TaskInfo, ThreadRow
+from t3tui.model.rows import STATES, SupervisorView, TaskInfo, ThreadRow
 from t3tui.model.wire import iso
 
 SCHEMA_VERSION = 1
@@ -48,13 +51,70 @@ def thread_json(r: ThreadRow) -> dict[str, Any]:
     }
 
 
-def status_document(view: SupervisorView) -> dict[str, Any]:
+def status_document(view: SupervisorView, url: str | None = None) -> dict[str, Any]:
+    """One server (`--url`): its environment has no name."""
     return {
         "schemaVersion": SCHEMA_VERSION,
         "generatedAt": iso(view.now),
         "synchronized": view.synchronized,
         "counts": dict(view.counts),
-        "threads": [thread_json(r) for r in view.rows],
-        "findings": [finding_json(f) for f in view.findings],
+        "environments": [environment_json(EnvironmentStatus(None, url, view))],
+        "threads": [{**thread_json(r), "environment": None} for r in view.rows],
+        "findings": [{**finding_json(f), "environment": None} for f in view.findings],
         "exitCode": exit_code(view),
     }
+
+
+EXIT_UNREACHABLE = 2
+
+
+@dataclass(frozen=True)
+class EnvironmentStatus:
+    """One environment of `t3tui status --env ...`: its view, or why there is none."""
+
+    name: str | None
+    url: str | None
+    view: SupervisorView | None
+    error: str | None = None
+
+
+def environment_json(env: EnvironmentStatus) -> dict[str, Any]:
+    view = env.view
+    return {"name": env.name, "url": env.url, "connected": view is not None,
+            "error": env.error, "synchronized": view.synchronized if view else False,
+            "counts": dict(view.counts) if view else None,
+            "threads": len(view.rows) if view else 0,
+            "findings": len(view.findings) if view else 0}
+
+
+def environments_exit_code(envs: Sequence[EnvironmentStatus]) -> int:
+    """2 when an environment could not be reached (the others are still reported), else
+    1 when any finding holds, else 0."""
+    if any(e.view is None for e in envs):
+        return EXIT_UNREACHABLE
+    return max((exit_code(e.view) for e in envs if e.view is not None), default=0)
+
+
+def environments_document(envs: Sequence[EnvironmentStatus], now: datetime) -> dict[str, Any]:
+    """Several environments (`--env`): threads and findings keep their servers' ids and
+    carry the environment's name."""
+    reached = [(e.name, e.view) for e in envs if e.view is not None]
+    counts: dict[str, int] = dict.fromkeys(STATES, 0)
+    for _, view in reached:
+        for state, n in view.counts.items():
+            counts[state] = counts.get(state, 0) + n
+    # strongest first, as one view ranks its own; stable for equal ranks
+    findings = sorted(((f, name) for name, view in reached for f in view.findings),
+                      key=lambda pair: pair[0].rank)
+    return {
+        "schemaVersion": SCHEMA_VERSION,
+        "generatedAt": iso(now),
+        "synchronized": all(e.view is not None and e.view.synchronized for e in envs),
+        "counts": counts,
+        "environments": [environment_json(e) for e in envs],
+        "threads": [{**thread_json(r), "environment": name}
+                    for name, view in reached for r in view.rows],
+        "findings": [{**finding_json(f), "environment": name} for f, name in findings],
+        "exitCode": environments_exit_code(envs),
+    }
+
