@@ -99,6 +99,17 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument(
+        "--t3-state",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=(
+            "also keep what a real T3 server keeps on disk, for post-mortem tools: "
+            "DIR/userdata/statev2.sqlite (V2 event rows and projections) and the provider "
+            "protocol log DIR/userdata/logs/provider/events.<thread>.log (off by default)"
+        ),
+    )
+    parser.add_argument(
         "--fault",
         dest="faults",
         action="append",
@@ -175,6 +186,7 @@ async def _serve(args: argparse.Namespace) -> int:
             scenario_in_background=True,
             dispatch=args.dispatch,
             faults=tuple(args.faults),
+            t3_state=args.t3_state,
         )
         stop = _stop_event(watch_stdin=args.exit_with_stdin)
         try:

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -212,6 +213,7 @@ class BackendOptions:
     dispatch: str = "parallel"
     faults: tuple[str, ...] = ()
     clock: Clock = utc_now
+    t3_state: Path | None = None  # keep a T3-layout state dir there (t3tui.backend.t3state)
 
 
 @dataclass
@@ -256,6 +258,17 @@ async def open_backend(options: BackendOptions) -> AsyncIterator[RunningBackend]
     except OSError as error:
         raise ValueError(f"cannot use data dir {options.data_dir}: {error.strerror}") from None
     engine = build_engine(options)
+    mirror = None
+    if options.t3_state is not None:
+        from t3tui.backend.t3state import T3StateMirror
+
+        try:
+            mirror = T3StateMirror(options.t3_state)
+        except (OSError, sqlite3.Error) as error:
+            await engine.close()
+            raise ValueError(f"cannot use --t3-state {options.t3_state}: {error}") from None
+        engine.listen(mirror.on_event)
+        engine.runs.taps.append(mirror.on_notification)
     try:
         try:
             await engine.start()
@@ -284,6 +297,8 @@ async def open_backend(options: BackendOptions) -> AsyncIterator[RunningBackend]
             await server.close()
     finally:
         await engine.close()
+        if mirror is not None:
+            mirror.close()
 
 
 async def _run_scenario(engine: Engine, scenario: Any) -> None:

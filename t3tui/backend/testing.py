@@ -51,6 +51,7 @@ async def running_backend(
     data_dir: str | os.PathLike[str] | None = None,
     token: str | None = None,
     clock: Clock = utc_now,
+    t3_state: str | os.PathLike[str] | None = None,
 ) -> AsyncIterator[RunningBackend]:
     """A backend on `127.0.0.1:0`: `b.url`, `b.ws_url`, `b.token`, `b.engine`, `b.port`.
 
@@ -68,6 +69,7 @@ async def running_backend(
             dispatch=dispatch,
             faults=tuple(faults),
             clock=clock,
+            t3_state=Path(t3_state) if t3_state is not None else None,
         )
         async with open_backend(options) as backend:
             yield backend

@@ -26,6 +26,11 @@ def add_proof_arguments(parser: argparse.ArgumentParser) -> None:
              "(env: T3TUI_CLAUDE_HOME, CLAUDE_CONFIG_DIR; default ~/.claude; 'off' skips Claude)",
     )
     group.add_argument(
+        "--t3-home", metavar="DIR", default=None,
+        help="T3's base or state dir, for its provider protocol logs "
+             "(env: T3TUI_T3_HOME, T3CODE_HOME; default ~/.t3; 'off' skips them)",
+    )
+    group.add_argument(
         "--no-provider-records", dest="provider_records", action="store_false",
         help="do not read provider records at all (env: T3TUI_PROOF=0)",
     )
@@ -33,4 +38,5 @@ def add_proof_arguments(parser: argparse.ArgumentParser) -> None:
 
 def homes_from(args: argparse.Namespace) -> ProofHomes:
     return resolve_homes(getattr(args, "codex_home", None), getattr(args, "claude_home", None),
-                         enabled=getattr(args, "provider_records", True))
+                         enabled=getattr(args, "provider_records", True),
+                         t3_home=getattr(args, "t3_home", None))

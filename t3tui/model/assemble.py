@@ -20,7 +20,7 @@ from t3tui.model.detectors import (
 from t3tui.model.facts import OwnFacts, TaskFacts
 from t3tui.model.findings import Finding, rank_findings
 from t3tui.model.index import MAX_DEPTH, TreeIndex
-from t3tui.model.provider_record import ProviderRecord
+from t3tui.model.provider_record import ProtocolLog, ProviderRecord
 from t3tui.model.rowcache import RowCache
 from t3tui.model.rows import STATES, ThreadRow
 from t3tui.model.states import Derived, derive
@@ -36,9 +36,11 @@ class Assembler:
                  checkins: dict[str, CheckIn], verdict: VerdictFn,
                  memo: dict[str, tuple[str, datetime]], shell_synced: bool,
                  records: dict[str, ProviderRecord] | None = None,
-                 cache: RowCache | None = None) -> None:
+                 cache: RowCache | None = None,
+                 logs: dict[str, ProtocolLog] | None = None) -> None:
         self.ix, self.config, self.now = index, config, now
         self.records = records or {}
+        self.logs = logs or {}
         self.checkins, self.verdict, self.memo = checkins, verdict, memo
         self.shell_synced = shell_synced
         self.cache = cache or RowCache()
@@ -177,6 +179,7 @@ class Assembler:
             checkin_verdict=self.verdict(thread_id, self.now) if checkin else None,
             task_known=ix.task_known,
             provider_record=self.records.get(thread_id),
+            protocol_log=self.logs.get(thread_id),
         )
 
     # -- derivation --

@@ -8,7 +8,7 @@ from datetime import datetime
 
 from t3tui.model.checkin import CheckIn, CheckInVerdict
 from t3tui.model.facts import OwnFacts, TaskFacts
-from t3tui.model.provider_record import ProviderRecord
+from t3tui.model.provider_record import ProtocolLog, ProviderRecord
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class ThreadContext:
     checkin_verdict: CheckInVerdict | None
     task_known: Callable[[str, str], bool]  # ("task"|"client_request", value) -> has a row
     provider_record: ProviderRecord | None = None  # the provider's own record, when read
+    protocol_log: ProtocolLog | None = None        # T3's provider protocol log, when read
 
     @property
     def provider_native(self) -> bool:

@@ -309,13 +309,76 @@ class ClaudeTracker:
 
 Tracker = CodexTracker | ClaudeTracker
 
+# what T3's own protocol log says happened to a turn the provider finished
+NEVER_FINISHED: Final = "provider-never-finished"
+NEVER_RECEIVED: Final = "never-received"        # no NTIVE completion: the seed 004 path
+NOT_PROJECTED: Final = "received-not-projected"  # NTIVE completion, no ORCH terminal turn
+HEARD: Final = "heard"
+T3_LOG_WORDS: Final = {
+    NEVER_FINISHED: "the provider never finished the turn",
+    NEVER_RECEIVED: "T3's protocol log has no NTIVE completion for it: T3 never received it",
+    NOT_PROJECTED: "T3's protocol log shows the completion (NTIVE) but no ORCH update: "
+                   "received and not projected",
+    HEARD: "T3's protocol log shows it received and projected",
+}
+
+
+@dataclass(frozen=True)
+class ProtocolLog:
+    """What T3's provider protocol log (`events.<thread>.log`) holds for one thread."""
+
+    state: str                                  # found | missing | unreadable
+    path: str | None = None
+    detail: str | None = None
+    ntive_completed: frozenset[str] = frozenset()  # native turn ids T3 got a completion for
+    orch_terminal: frozenset[str] = frozenset()    # T3 provider turn ids projected terminal
+    lines: int = 0
+    skipped: int = 0
+
+
+def t3_log_verdict(log: ProtocolLog | None, turn: RecordTurn | None, native_turn: str | None,
+                   provider_turn_id: str | None) -> str | None:
+    """Which of three things happened, by T3's protocol log; None without a readable log."""
+    if log is None or log.state != FOUND:
+        return None
+    if turn is None or not turn.terminal:
+        return NEVER_FINISHED
+    if native_turn is None or native_turn not in log.ntive_completed:
+        return NEVER_RECEIVED
+    if provider_turn_id is None or provider_turn_id not in log.orch_terminal:
+        return NOT_PROJECTED
+    return HEARD
+
 
 def new_tracker(driver: str, until: datetime | None = None) -> Tracker:
     return ClaudeTracker(until=until) if driver == CLAUDE else CodexTracker(until=until)
 
 
 __all__ = [
-    "ABORTED", "CLAUDE", "CODEX", "COMPLETED", "ERRORED", "FOUND", "MISSING", "RUNNING",
-    "TERMINAL", "UNREADABLE", "ClaudeTracker", "CodexTracker", "NativeRef", "ProviderRecord",
-    "RecordTurn", "Tracker", "excerpt", "native_ref", "new_tracker",
+    "ABORTED",
+    "CLAUDE",
+    "CODEX",
+    "COMPLETED",
+    "ERRORED",
+    "FOUND",
+    "HEARD",
+    "MISSING",
+    "NEVER_FINISHED",
+    "NEVER_RECEIVED",
+    "NOT_PROJECTED",
+    "RUNNING",
+    "T3_LOG_WORDS",
+    "TERMINAL",
+    "UNREADABLE",
+    "ClaudeTracker",
+    "CodexTracker",
+    "NativeRef",
+    "ProtocolLog",
+    "ProviderRecord",
+    "RecordTurn",
+    "Tracker",
+    "excerpt",
+    "native_ref",
+    "new_tracker",
+    "t3_log_verdict",
 ]

@@ -14,7 +14,7 @@ from t3tui.model.deadlines import Collect
 from t3tui.model.findings import rank_findings
 from t3tui.model.index import MAX_DEPTH, Record, TreeIndex
 from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot
-from t3tui.model.provider_record import NativeRef, ProviderRecord
+from t3tui.model.provider_record import NativeRef, ProtocolLog, ProviderRecord
 from t3tui.model.rowcache import VOLATILE_S, Entry, RowCache, same_row, summary
 from t3tui.model.rows import STATES, SupervisorView, ThreadRow
 from t3tui.model.wire import ModelInputError, as_wire, obj, objs, sequence_of, string
@@ -42,6 +42,7 @@ class Supervisor:
         self._rejected: dict[str, str] = {}
         self._since_memo: dict[str, tuple[str, datetime]] = {}
         self._records: dict[str, ProviderRecord] = {}
+        self._logs: dict[str, ProtocolLog] = {}
 
     # -- shell stream --
 
@@ -376,12 +377,26 @@ class Supervisor:
     def provider_record(self, thread_id: str) -> ProviderRecord | None:
         return self._records.get(thread_id)
 
+    def set_protocol_log(self, thread_id: str, log: ProtocolLog | None) -> None:
+        """What T3's protocol log holds for this thread (None: forget it)."""
+        if self._logs.get(thread_id) == log:
+            return
+        if log is None:
+            self._logs.pop(thread_id, None)
+        else:
+            self._logs[thread_id] = log
+        if thread_id in self._ix.records:
+            self._ix.touch(thread_id)
+
+    def protocol_log(self, thread_id: str) -> ProtocolLog | None:
+        return self._logs.get(thread_id)
+
     # -- views --
 
     def _assembler(self, now: datetime) -> Assembler:
         return Assembler(self._ix, self.config, now, self._checkins, self.checkin_verdict,
                          self._since_memo, self._shell_synced, self._records,
-                         self._cache)
+                         self._cache, self._logs)
 
     def _kept(self, asm: Assembler, thread_id: str, depth: int) -> ThreadRow:
         entry = self._cache.entries.get(thread_id)

@@ -20,6 +20,11 @@ async def apply_records(supervisor: Supervisor, reader: RecordReader) -> None:
     records = await asyncio.to_thread(reader.refresh, wanted)
     for thread_id in wanted:
         supervisor.set_provider_record(thread_id, records.get(thread_id))
+    logs = reader.protocol_logs
+    if logs is not None:
+        found = await asyncio.to_thread(logs.refresh, list(wanted))
+        for thread_id in wanted:
+            supervisor.set_protocol_log(thread_id, found.get(thread_id))
 
 
 async def follow_records(supervisor: Supervisor, reader: RecordReader,

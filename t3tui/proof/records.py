@@ -29,6 +29,7 @@ from t3tui.model.provider_record import (
 )
 from t3tui.proof.homes import ProofHomes
 from t3tui.proof.locate import find_claude_transcript, find_codex_rollout
+from t3tui.proof.t3log import ProtocolLogReader
 from t3tui.proof.tail import JsonlTail, TailError
 
 
@@ -65,6 +66,9 @@ class RecordReader:
         self._monotonic = monotonic
         self._follows: dict[tuple[str, str], _Follow] = {}
         self.bytes_read = 0
+        # T3's protocol logs, read next to the records when their dir is known
+        self.protocol_logs = ProtocolLogReader(homes.t3_logs, final=final) \
+            if homes.t3_logs is not None else None
 
     def refresh(self, wanted: dict[str, NativeRef]) -> dict[str, ProviderRecord]:
         if not self.homes.enabled:

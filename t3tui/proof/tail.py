@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,9 +32,19 @@ class Batch:
     reset: bool = False  # the file was replaced or truncated: start over
 
 
+def json_line(raw: bytes) -> dict[str, Any] | None:
+    try:
+        obj = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
 class JsonlTail:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path,
+                 parse_line: Callable[[bytes], dict[str, Any] | None] = json_line) -> None:
         self.path = path
+        self.parse_line = parse_line
         self.offset = 0
         self.line_no = 0
         self.bytes_read = 0
@@ -77,14 +88,14 @@ class JsonlTail:
             batch.skipped += 1
         for raw in complete:
             self.line_no += 1
-            parse(raw, self.line_no, batch)
+            parse(raw, self.line_no, batch, self.parse_line)
 
     def finish(self) -> Batch:
         """The writer is done (post-mortem): a held-back partial line is a truncated line."""
         batch = Batch()
         if self._partial.strip():
             self.line_no += 1
-            parse(self._partial, self.line_no, batch)
+            parse(self._partial, self.line_no, batch, self.parse_line)
         self._partial = b""
         return batch
 
@@ -114,16 +125,13 @@ class JsonlTail:
         return batch
 
 
-def parse(raw: bytes, number: int, batch: Batch) -> None:
+def parse(raw: bytes, number: int, batch: Batch,
+          parse_line: Callable[[bytes], dict[str, Any] | None] = json_line) -> None:
     raw = raw.strip()
     if not raw:
         return
-    try:
-        obj = json.loads(raw)
-    except (ValueError, RecursionError):
+    obj = parse_line(raw)
+    if obj is None:
         batch.skipped += 1
-        return
-    if isinstance(obj, dict):
-        batch.lines.append((number, obj))
     else:
-        batch.skipped += 1
+        batch.lines.append((number, obj))

@@ -30,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     proof.add_argument("--claude-home", metavar="DIR",
                        help="Claude Code config dir (env: T3TUI_CLAUDE_HOME, CLAUDE_CONFIG_DIR; "
                             "default ~/.claude)")
+    proof.add_argument("--t3-home", metavar="DIR",
+                       help="T3's base or state dir, for its protocol logs (env: T3TUI_T3_HOME, "
+                            "T3CODE_HOME; default ~/.t3)")
     proof.add_argument("--no-provider-records", dest="provider_records", action="store_false",
                        help="do not read provider records (env: T3TUI_PROOF=0)")
     app = parser.add_argument_group("app (override the config file and T3TUI_* variables)")

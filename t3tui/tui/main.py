@@ -47,7 +47,8 @@ def _config(args: argparse.Namespace) -> TuiConfig:
 
 def homes_from(args: argparse.Namespace) -> ProofHomes:
     return resolve_homes(getattr(args, "codex_home", None), getattr(args, "claude_home", None),
-                         enabled=getattr(args, "provider_records", True))
+                         enabled=getattr(args, "provider_records", True),
+                         t3_home=getattr(args, "t3_home", None))
 
 
 def run_app(args: argparse.Namespace) -> int:

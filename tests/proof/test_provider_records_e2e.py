@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from pathlib import Path
 
 import pytest
 
@@ -31,8 +32,9 @@ def digest(paths) -> dict[str, str]:
 
 
 async def test_seed_004_leaves_the_triagers_trail_and_status_says_t3_never_heard(tmp_path) -> None:
+    state = tmp_path / "t3"
     async with running_backend(
-        scenario="settle-unsubscribe", faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]
+        scenario="settle-unsubscribe", faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION], t3_state=state
     ) as backend:
         home = backend.data_dir / "codex-home"
         child = await settle_and_send(backend, "Reply PONG")
@@ -47,7 +49,7 @@ async def test_seed_004_leaves_the_triagers_trail_and_status_says_t3_never_heard
         deadline = loop.time() + 25
         while True:  # the verdict waits its dwell (10 s) after task_complete
             result = await cli("status", "--json", "--codex-home", str(home), "--claude-home", "off",
-                               *server_args(backend))
+                               "--t3-home", str(state), *server_args(backend))
             doc = result.json()
             if any(f["kind"] == UNHEARD for f in doc["findings"]) or loop.time() > deadline:
                 break
@@ -61,6 +63,11 @@ async def test_seed_004_leaves_the_triagers_trail_and_status_says_t3_never_heard
         assert ev["marker"] == "task_complete" and ev["lastMessage"] == "PONG"
         assert ev["recordStatus"] == "completed" and ev["t3TurnStatus"] == "running"
         assert 'last message "PONG"' in finding["reason"] and "T3 never heard" in finding["reason"]
+        # T3's own protocol log agrees: no NTIVE completion for the child's turn
+        assert ev["t3ProtocolLog"] == "never-received"
+        assert "no NTIVE completion" in finding["reason"]
+        log_text = Path(ev["t3ProtocolLogFile"]).read_text()
+        assert "ORCH:" in log_text and "NTIVE:" in log_text  # READY's turn was heard
         rows = {t["id"]: t for t in doc["threads"]}
         assert rows[child]["state"] == "stuck"
 
@@ -90,12 +97,17 @@ async def test_no_record_is_no_verdict_and_a_working_provider_is_not_flagged(tmp
         assert [f for f in view.findings if f.kind == UNHEARD] == []
 
 
-async def test_healthy_child_whose_turn_t3_heard_is_not_flagged() -> None:
-    async with running_backend(scenario="settle-unsubscribe") as backend:
+async def test_healthy_child_whose_turn_t3_heard_is_not_flagged(tmp_path) -> None:
+    state = tmp_path / "t3"
+    async with running_backend(scenario="settle-unsubscribe", t3_state=state) as backend:
         home = backend.data_dir / "codex-home"
         child = await settle_and_send(backend, "Reply PONG")
         await wait_for_marker(backend, child, "task_complete")
-        view, sup = await view_with_records(backend, ProofHomes(home, None), ahead_s=3600)
+        logs = state / "userdata" / "logs" / "provider"
+        view, sup = await view_with_records(backend, ProofHomes(home, None, logs), ahead_s=3600)
         record = sup.provider_record(child)
         assert record.state == FOUND and record.turns[-1].last_message == "PONG"
+        # the protocol log shows T3 received the completion (NTIVE) and projected it (ORCH)
+        log = sup.protocol_log(child)
+        assert record.turns[-1].turn_id in log.ntive_completed and log.orch_terminal
         assert [f for f in view.findings if f.kind == UNHEARD] == []

@@ -64,6 +64,8 @@ class RunManager:
         self._bindings: dict[str, TurnBinding] = {}
         self._by_run: dict[str, TurnBinding] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        # observers of every notification the orchestration receives: (app thread id, note)
+        self.taps: list[Callable[[str, Notification], None]] = []
 
     def binding(self, run_id: str) -> TurnBinding | None:
         return self._by_run.get(run_id)
@@ -159,6 +161,8 @@ class RunManager:
         binding = self._bindings.get(note.native_turn)
         if binding is None:
             return  # a turn this orchestration no longer tracks (torn down or recovered)
+        for tap in self.taps:
+            tap(binding.thread_id, note)
         handler = {
             "item": self._on_item, "message": self._on_message, "request": self._on_request,
             "completed": self._on_completed, "failed": self._on_failed,

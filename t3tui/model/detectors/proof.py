@@ -19,9 +19,11 @@ from t3tui.model.provider_record import (
     CLAUDE,
     ERRORED,
     FOUND,
+    T3_LOG_WORDS,
     ProviderRecord,
     RecordTurn,
     excerpt,
+    t3_log_verdict,
 )
 from t3tui.model.wire import iso
 
@@ -74,10 +76,17 @@ def provider_finished_unheard(ctx: ThreadContext, config: DetectorConfig,
         "runId": own.active_run_id, "providerTurnId": own.provider_turn_id,
         "heldSeconds": age(turn.ended_at, now), "thresholdSeconds": config.provider_unheard_dwell_s,
         "skippedLines": record.skipped}
+    native_turn = own.native_turn.native_id if own.native_turn else None
+    verdict = t3_log_verdict(ctx.protocol_log, turn, native_turn, own.provider_turn_id)
+    log_says = ""
+    if verdict is not None and ctx.protocol_log is not None:
+        evidence["t3ProtocolLog"] = verdict
+        evidence["t3ProtocolLogFile"] = ctx.protocol_log.path
+        log_says = f" ({T3_LOG_WORDS[verdict]})"
     return [Finding(
         PROVIDER_FINISHED_UNHEARD, own.id, "provider-finished-unheard",
         f"{what}; T3 still shows it {own.activity} {human(age(turn.ended_at, now))} later: "
-        "T3 never heard",
+        f"T3 never heard{log_says}",
         {k: v for k, v in evidence.items() if v is not None},
         turn.ended_at,
     )]
