@@ -40,6 +40,7 @@ STATE_STYLES = {
     "queued": "cyan",
     "running": "green",
     "draining": "yellow",
+    "orphaned": "yellow",
     "waiting": "blue",
     "done": "bright_black",
     "settled": "bright_black",
@@ -47,7 +48,8 @@ STATE_STYLES = {
 }
 FINDING_STYLE = "bold red"
 # Overlays that repeat a finding, which the detail shows as `⚑ <kind>` instead.
-FINDING_OVERLAYS = frozenset({"stuck?", "serialized", "phantom", "orphaned-delivery"})
+FINDING_OVERLAYS = frozenset({"stuck?", "serialized", "phantom", "orphaned-delivery", "runaway",
+                              "duplicate"})
 GAP = 2
 INDENT = "  "
 

@@ -12,6 +12,8 @@ from t3tui.model.context import Detach, ThreadContext
 from t3tui.model.deadlines import Collect, note
 from t3tui.model.detectors import (
     delivery_findings,
+    duplicate_findings,
+    interrupt_findings,
     phantom_findings,
     proof_findings,
     serialized_findings,
@@ -37,13 +39,15 @@ class Assembler:
                  memo: dict[str, tuple[str, datetime]], shell_synced: bool,
                  records: dict[str, ProviderRecord] | None = None,
                  cache: RowCache | None = None,
-                 logs: dict[str, ProtocolLog] | None = None) -> None:
+                 logs: dict[str, ProtocolLog] | None = None,
+                 interrupts: dict[str, tuple[str, datetime]] | None = None) -> None:
         self.ix, self.config, self.now = index, config, now
         self.records = records or {}
         self.logs = logs or {}
         self.checkins, self.verdict, self.memo = checkins, verdict, memo
         self.shell_synced = shell_synced
         self.cache = cache or RowCache()
+        self.interrupts = interrupts or {}
         self._busy: dict[str, bool] = {}
         self._derived: dict[str, tuple[Derived, list[Finding], ThreadContext, datetime | None]] = {}
 
@@ -128,6 +132,14 @@ class Assembler:
         self._busy[thread_id] = result
         return result
 
+    def orphaned(self, child: str, parent: OwnFacts) -> bool:
+        """The parent will never be told about this child: its delivery was disposed, or the
+        parent run that spawned it has a stopped/disposed cohort."""
+        task = self.task_of(child)
+        if task is None:
+            return False
+        return task.delivery == "disposed" or parent.cohorts.get(task.run_id or "", "open") != "open"
+
     def detaches(self, own: OwnFacts) -> tuple[Detach, ...]:
         out = []
         for sid in own.run_session_ids:
@@ -173,6 +185,7 @@ class Assembler:
             task=self.task_of(thread_id),
             blocked_on=tuple(blocked),
             busy_children=sum(1 for k in kids if self.busy(k)),
+            orphaned_children=sum(1 for k in kids if self.busy(k) and self.orphaned(k, own)),
             undelivered_children=sum(1 for t in own.tasks if t.terminal and t.delivery in ("pending", "claimed")),
             detaches=self.detaches(own),
             checkin=checkin,
@@ -180,6 +193,7 @@ class Assembler:
             task_known=ix.task_known,
             provider_record=self.records.get(thread_id),
             protocol_log=self.logs.get(thread_id),
+            sent_interrupt=self.interrupts.get(thread_id),
         )
 
     # -- derivation --
@@ -192,8 +206,9 @@ class Assembler:
         with Collect() as moments:
             ctx = self.context(thread_id)
             findings: list[Finding] = []
-            for detector in (stuck_findings, proof_findings, delivery_findings,
-                             serialized_findings, phantom_findings):
+            for detector in (stuck_findings, proof_findings, interrupt_findings,
+                             delivery_findings, serialized_findings, phantom_findings,
+                             duplicate_findings):
                 findings.extend(detector(ctx, self.config, self.now))
             findings = rank_findings(findings)
             result = derive(ctx, findings)

@@ -30,6 +30,12 @@ class DetectorConfig:
     # serialized_wait: next wait sibling arrived within [return - tolerance, return + window]
     serial_tolerance_s: float = 2.0
     serial_window_s: float = 10.0
+    # stuck (interrupt-not-landed): an accepted run.interrupt, the run still active, no result
+    interrupt_landing_dwell_s: float = 20.0
+    # runaway_provider: the run ended `interrupted` but its provider turn/thread still runs
+    provider_after_interrupt_dwell_s: float = 15.0
+    # duplicate_child: a dead wait's task arrived this close to the call's start (clock skew)
+    duplicate_tolerance_s: float = 2.0
     # phantom_child: grace for a mentioned task to show up as a task row
     phantom_grace_s: float = 30.0
     # check-ins

@@ -39,6 +39,9 @@ class ThreadContext:
     task_known: Callable[[str, str], bool]  # ("task"|"client_request", value) -> has a row
     provider_record: ProviderRecord | None = None  # the provider's own record, when read
     protocol_log: ProtocolLog | None = None        # T3's provider protocol log, when read
+    # an interrupt this client sent and the server accepted: (run id, accepted at)
+    sent_interrupt: tuple[str, datetime] | None = None
+    orphaned_children: int = 0             # busy children whose wake was disposed / cohort closed
 
     @property
     def provider_native(self) -> bool:

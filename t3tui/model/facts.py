@@ -7,7 +7,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from t3tui.model.deadlines import note
-from t3tui.model.projection import ACTIVE_RUN, TERMINAL_RUN, TERMINAL_TASK, Claim, Projection
+from t3tui.model.projection import (
+    ACTIVE_RUN,
+    TERMINAL_RUN,
+    TERMINAL_TASK,
+    Claim,
+    Projection,
+    ToolCall,
+)
 from t3tui.model.provider_record import NativeRef, native_ref
 from t3tui.model.rows import PendingRequest, TaskInfo
 from t3tui.model.taskids import client_request_id
@@ -37,6 +44,7 @@ class TaskFacts:
     budget_at: datetime | None            # startedAt + timeoutMs, when the tool input says
     published: bool
     client_request_id: str | None
+    prompt: str | None = None             # the task text the child was given
 
     @property
     def terminal(self) -> bool:
@@ -118,6 +126,13 @@ class OwnFacts:
     cohorts: dict[str, str]               # parent run id -> delegatedCompletion.disposition
     mentions: tuple[tuple[str, str, datetime | None, str], ...]
     claims: tuple[Claim, ...]
+    # the active run's interrupt request with no result yet: (requested at, its message)
+    interrupt_asked: tuple[datetime | None, str | None] | None = None
+    interrupt_answered: frozenset[str] = frozenset()  # runs with a run_interrupt_result item
+    # the latest run ended `interrupted` but provider parts still run: (run id, ended at, parts)
+    runaway: tuple[str, datetime | None, tuple[str, ...]] | None = None
+    # `delegate_task` wait calls that ended without returning a taskId (the client gave up)
+    dead_waits: tuple[ToolCall, ...] = ()
 
     @property
     def own_active(self) -> bool:
@@ -170,6 +185,7 @@ def task_facts(parent_id: str, proj: Projection) -> tuple[TaskFacts, ...]:
             return_at=return_at, budget_at=budget,
             published=(child in proj.published) if child else False,
             client_request_id=crid,
+            prompt=string(row.get("prompt")),
         ))
     return tuple(out)
 
@@ -297,7 +313,40 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
         cohorts=cohorts,
         mentions=tuple((k, v, at, src) for (k, v), (at, src) in proj.mentions.items()) if proj else (),
         claims=tuple(proj.claims.values()) if proj else (),
+        interrupt_asked=_interrupt_asked(proj, active_run_id) if proj and activity else None,
+        interrupt_answered=frozenset(proj.interrupt_results) if proj else frozenset(),
+        runaway=_runaway(proj, latest_run) if proj and activity is None else None,
+        dead_waits=tuple(c for c in proj.tool_calls.values()
+                         if c.mode == "wait" and c.completed_at is not None and not c.task_id)
+        if proj else (),
     )
+
+
+def _interrupt_asked(proj: Projection, run_id: str | None) -> tuple[datetime | None, str | None] | None:
+    """The active run was asked to stop and no interrupt result has come back."""
+    if run_id is None or run_id in proj.interrupt_results:
+        return None
+    return proj.interrupt_requests.get(run_id)
+
+
+def _runaway(proj: Projection, run: dict[str, Any] | None) -> tuple[str, datetime | None, tuple[str, ...]] | None:
+    """The latest run ended `interrupted` while its provider turn or thread still runs."""
+    if run is None or run.get("status") != "interrupted":
+        return None
+    parts = []
+    turn = proj.latest_turn(run)
+    if turn is not None and turn.get("status") in ("running", "pending"):
+        parts.append(f"provider turn {turn.get('id')} {turn.get('status')}")
+    pthread = proj.provider_threads.get(str(run.get("providerThreadId")))
+    if pthread is not None and pthread.get("status") == "active":
+        parts.append(f"provider thread {pthread.get('id')} active")
+    if not parts:
+        return None
+    sid = string(pthread.get("providerSessionId")) if pthread else None
+    session = proj.provider_sessions.get(sid) if sid else None
+    if session is not None and session.get("status") in ("running", "waiting"):
+        parts.append(f"provider session {sid} {session.get('status')}")
+    return str(run.get("id")), ts(run.get("completedAt")), tuple(parts)
 
 
 def _run_sessions(proj: Projection | None, run: dict[str, Any] | None,

@@ -16,6 +16,8 @@ ORPHANED_DELIVERY: Final = "orphaned_delivery"
 PROVIDER_FINISHED_UNHEARD: Final = "provider_finished_unheard"
 # kinds that make a thread `stuck`
 STUCK_KINDS: Final = frozenset({STUCK, PROVIDER_FINISHED_UNHEARD})
+RUNAWAY_PROVIDER: Final = "runaway_provider"
+DUPLICATE_CHILD: Final = "duplicate_child"
 
 # rule name -> rank (lower is stronger), after delegation.md §7
 RULE_RANK: Final[dict[str, int]] = {
@@ -23,11 +25,14 @@ RULE_RANK: Final[dict[str, int]] = {
     "provider-finished-run-running": 10,
     "drain-too-long": 11,
     "session-detached-by-other": 20,
+    "interrupt-not-landed": 15,
     "provider-session-stopped": 21,
     "checkin-unanswered": 25,
     "no-progress": 30,
     "undelivered-result": 50,
     "wake-disposed-while-running": 60,
+    "provider-active-after-interrupt": 62,
+    "duplicate-child": 72,
     "serial-arrival": 70,
     "claimed-not-real": 71,
 }

@@ -22,6 +22,7 @@ STATE_LOOK: dict[str, tuple[str, str]] = {
     "queued": ("◇", "queued"),
     "running": ("▶", "running"),
     "draining": ("◑", "draining"),
+    "orphaned": ("⊘", "orphaned"),
     "waiting": ("◎", "waiting"),
     "done": ("✔", "done"),
     "settled": ("■", "settled"),
@@ -29,7 +30,8 @@ STATE_LOOK: dict[str, tuple[str, str]] = {
 }
 # Order of counts: what needs a human first; the quiet states last.
 COUNT_ORDER = (
-    "needs-input", "stuck", "running", "waiting", "queued", "creating", "draining", "done",
+    "needs-input", "stuck", "orphaned", "running", "waiting", "queued", "creating", "draining",
+    "done",
 )
 QUIET_STATES = ("settled", "idle")
 FINDING_WORDS = {
@@ -39,6 +41,8 @@ FINDING_WORDS = {
     "phantom_child": "phantom",
     "undelivered_result": "undelivered",
     "orphaned_delivery": "orphaned",
+    "runaway_provider": "runaway",
+    "duplicate_child": "duplicate",
 }
 NATIVE_GLYPH = "⬡"
 ELLIPSIS = "…"

@@ -26,6 +26,9 @@ class ToolCall:
     task_id: str | None
     started_at: datetime | None
     completed_at: datetime | None
+    title: str | None = None
+    task: str | None = None               # the `task` text the agent asked for
+    failed: bool = False                  # ended failed/cancelled/interrupted or with a tool failure
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,9 @@ class Projection:
     claims: dict[str, Claim] = field(default_factory=dict)
     detaches: list[tuple[str, datetime | None, str | None]] = field(default_factory=list)
     attached_at: dict[str, datetime | None] = field(default_factory=dict)
+    # run id -> (when, message) of its first `run_interrupt_request` item / its result item
+    interrupt_requests: dict[str, tuple[datetime | None, str | None]] = field(default_factory=dict)
+    interrupt_results: dict[str, datetime | None] = field(default_factory=dict)
     last_progress_at: datetime | None = None
 
     # -- derived lookups (per thread; cost independent of the number of threads) --
@@ -142,6 +148,8 @@ def _note_tool_call(proj: Projection, item: dict[str, Any]) -> None:
     task_id = string(out.get("taskId"))
     timeout = args.get("timeoutMs")
     item_id = str(item.get("id"))
+    failed = item.get("status") in ("failed", "cancelled", "interrupted") or \
+        out.get("_tag") == "OrchestratorMcpFailure"
     proj.tool_calls[item_id] = ToolCall(
         item_id=item_id,
         mode=string(args.get("mode")) or "async",
@@ -150,10 +158,11 @@ def _note_tool_call(proj: Projection, item: dict[str, Any]) -> None:
         task_id=task_id,
         started_at=ts(item.get("startedAt")),
         completed_at=ts(item.get("completedAt")) if item.get("status") not in ("running", "pending") else None,
+        title=string(args.get("title")),
+        task=string(args.get("task")),
+        failed=failed,
     )
     at = ts(item.get("startedAt"))
-    failed = item.get("status") in ("failed", "cancelled", "interrupted") or \
-        out.get("_tag") == "OrchestratorMcpFailure"
     if crid and not failed:
         proj.mentions.setdefault(("client_request", crid), (at, item_id))
     elif crid and proj.mentions.get(("client_request", crid), (None, ""))[1] == item_id:
@@ -253,6 +262,20 @@ def _apply_turn_item(proj: Projection, item: dict[str, Any]) -> None:
     _note_progress(proj, "turn-item", item)
     if _is_delegate_tool(item):
         _note_tool_call(proj, item)
+    elif item.get("type") in ("run_interrupt_request", "run_interrupt_result"):
+        _note_interrupt(proj, item)
+
+
+def _note_interrupt(proj: Projection, item: dict[str, Any]) -> None:
+    """Remember a run's interrupt request (the first) and its result (if one arrives)."""
+    run_id = string(item.get("runId"))
+    if run_id is None:
+        return
+    at = ts(item.get("startedAt")) or ts(item.get("updatedAt"))
+    if item.get("type") == "run_interrupt_request":
+        proj.interrupt_requests.setdefault(run_id, (at, string(item.get("message"))))
+    else:
+        proj.interrupt_results.setdefault(run_id, at)
 
 
 _ENTITY_EVENTS = frozenset({

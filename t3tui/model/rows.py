@@ -16,11 +16,13 @@ QUEUED: Final = "queued"
 RUNNING: Final = "running"
 DRAINING: Final = "draining"
 WAITING: Final = "waiting"
+ORPHANED: Final = "orphaned"
 DONE: Final = "done"
 SETTLED: Final = "settled"
 IDLE: Final = "idle"
 STATES: Final[tuple[str, ...]] = (
-    NEEDS_INPUT, STUCK_STATE, CREATING, QUEUED, RUNNING, DRAINING, WAITING, DONE, SETTLED, IDLE,
+    NEEDS_INPUT, STUCK_STATE, CREATING, QUEUED, RUNNING, DRAINING, ORPHANED, WAITING, DONE,
+    SETTLED, IDLE,
 )
 
 
@@ -82,7 +84,7 @@ class ThreadRow:
     pending_request: PendingRequest | None
     latest_message: str | None         # one-line preview (untrusted text)
     last_activity_at: datetime | None
-    overlays: tuple[str, ...]          # settled, orphaned-delivery, stuck?, serialized, ...
+    overlays: tuple[str, ...]          # settled, orphaned-delivery, stuck?, serialized, runaway, ...
     child_counts: dict[str, int] = field(hash=False, compare=False)
     findings: tuple[Finding, ...] = ()
     subscribed: bool = False           # the thread's projection is known

@@ -7,8 +7,10 @@ from datetime import datetime
 
 from t3tui.model.context import ThreadContext
 from t3tui.model.findings import (
+    DUPLICATE_CHILD,
     ORPHANED_DELIVERY,
     PHANTOM_CHILD,
+    RUNAWAY_PROVIDER,
     SERIALIZED_WAIT,
     STUCK_KINDS,
     Finding,
@@ -19,6 +21,7 @@ from t3tui.model.rows import (
     DRAINING,
     IDLE,
     NEEDS_INPUT,
+    ORPHANED,
     QUEUED,
     RUNNING,
     SETTLED,
@@ -50,12 +53,30 @@ def _done_reason(ctx: ThreadContext) -> str:
     return f"done{status}"
 
 
+def _children(n: int) -> str:
+    return f"{n} {'child' if n == 1 else 'children'}"
+
+
+def _settled_reason(ctx: ThreadContext) -> str:
+    """A settled thread whose own run is over still says what its children are doing."""
+    parts = []
+    if ctx.orphaned_children:
+        parts.append(f"{_children(ctx.orphaned_children)} orphaned")
+    if ctx.busy_children > ctx.orphaned_children:
+        parts.append(f"{_children(ctx.busy_children - ctx.orphaned_children)} still running")
+    if ctx.undelivered_children:
+        parts.append(_plural(ctx.undelivered_children, "undelivered result"))
+    return "settled" + "".join(f" · {p}" for p in parts)
+
+
 def _waiting_reason(ctx: ThreadContext) -> str | None:
     own = ctx.own
     parts = []
     if ctx.busy_children:
         n = ctx.busy_children
-        parts.append(f"{n} {'child' if n == 1 else 'children'}")
+        parts.append(_children(n))
+        if ctx.orphaned_children:
+            parts.append(f"{ctx.orphaned_children} orphaned")
     if ctx.undelivered_children:
         parts.append(_plural(ctx.undelivered_children, "undelivered result"))
     if own.background_tasks:
@@ -78,6 +99,10 @@ def derive(ctx: ThreadContext, findings: list[Finding]) -> Derived:
         overlays.append("serialized")
     if any(f.kind == PHANTOM_CHILD for f in findings):
         overlays.append("phantom")
+    if any(f.kind == RUNAWAY_PROVIDER for f in findings):
+        overlays.append("runaway")
+    if any(f.kind == DUPLICATE_CHILD for f in findings):
+        overlays.append("duplicate")
     if ctx.provider_native:
         overlays.append("provider-native")
 
@@ -103,6 +128,13 @@ def derive(ctx: ThreadContext, findings: list[Finding]) -> Derived:
     if own.activity == "waiting":
         return out(DRAINING, "draining", own.activity_since or own.provider_turn_ended_at)
     waiting = _waiting_reason(ctx)
+    if waiting and own.settled:
+        # settled is the user's word for "done here": a child still running does not undo it
+        return out(SETTLED, _settled_reason(ctx), own.settled_at)
+    if ctx.busy_children and ctx.orphaned_children == ctx.busy_children:
+        n = ctx.orphaned_children
+        return out(ORPHANED, f"children orphaned ({n} still running; the parent will not be told)",
+                   own.run_completed_at)
     if waiting:
         return out(WAITING, waiting, own.run_completed_at)
     if task is not None and task.terminal:

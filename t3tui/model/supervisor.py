@@ -43,6 +43,7 @@ class Supervisor:
         self._since_memo: dict[str, tuple[str, datetime]] = {}
         self._records: dict[str, ProviderRecord] = {}
         self._logs: dict[str, ProtocolLog] = {}
+        self._interrupts: dict[str, tuple[str, datetime]] = {}
 
     # -- shell stream --
 
@@ -391,12 +392,23 @@ class Supervisor:
     def protocol_log(self, thread_id: str) -> ProtocolLog | None:
         return self._logs.get(thread_id)
 
+    # -- interrupts this client sent --
+
+    def record_interrupt(self, thread_id: str, run_id: str, at: datetime) -> None:
+        """The server accepted our `run.interrupt` for `run_id` at `at` (the caller's clock).
+
+        Without a `run_interrupt_request` item on the wire, this is what tells the
+        interrupt-not-landed rule that a stop was asked.
+        """
+        self._interrupts[thread_id] = (run_id, at)
+        self._ix.touch(thread_id)
+
     # -- views --
 
     def _assembler(self, now: datetime) -> Assembler:
         return Assembler(self._ix, self.config, now, self._checkins, self.checkin_verdict,
                          self._since_memo, self._shell_synced, self._records,
-                         self._cache, self._logs)
+                         self._cache, self._logs, self._interrupts)
 
     def _kept(self, asm: Assembler, thread_id: str, depth: int) -> ThreadRow:
         entry = self._cache.entries.get(thread_id)

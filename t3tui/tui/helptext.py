@@ -18,9 +18,10 @@ STATE_MEANING = {
     "queued": "its run is queued or preparing",
     "running": "its run is starting or running",
     "draining": "the provider finished; T3 is finalizing the run",
+    "orphaned": "its run was stopped (or its wakes disposed) while children work: never told",
     "waiting": "its own run is over (or blocked in a wait) while children work",
     "done": "a child whose task finished (and whether the parent saw it)",
-    "settled": "settled in the inbox, nothing running",
+    "settled": "settled in the inbox; its own run is over (children may still work)",
     "idle": "nothing running",
 }
 
@@ -48,7 +49,9 @@ def help_text(keys: Mapping[str, str], display: Callable[[str], str], *,
     text.append(f"  {NATIVE_GLYPH} native      ", style="")
     text.append(" provider-native child (cannot receive messages)\n", style="dim")
     text.append("  ⚑ marker      ", style="")
-    text.append(" findings: stuck, serialized, phantom, undelivered, orphaned\n", style="dim")
+    text.append(" findings: stuck (also a stop that never landed), serialized, phantom,\n"
+                "                 undelivered, orphaned, runaway (provider runs on after an\n"
+                "                 interrupt), duplicate (re-delegated after a dead wait)\n", style="dim")
     text.append("\nFilter (/)\n", style="bold")
     text.append(f"  {SYNTAX_HELP}\n", style="dim")
     text.append("\nTimeline\n", style="bold")

@@ -41,7 +41,8 @@ def screen_safe(text: Text) -> Text:
     return display_rich(text)
 
 
-PROBLEM_OVERLAYS = frozenset({"stuck?", "serialized", "phantom", "orphaned-delivery"})
+PROBLEM_OVERLAYS = frozenset({"stuck?", "serialized", "phantom", "orphaned-delivery", "runaway",
+                              "duplicate"})
 
 
 def stamp(at: datetime | None) -> str:
@@ -105,7 +106,7 @@ def child_summary(row: ThreadRow) -> str:
 
 def is_problem(row: ThreadRow) -> bool:
     """Rows shown by the "problems only" filter: stuck, needs input, serialized, phantom."""
-    if row.state in ("stuck", "needs-input"):
+    if row.state in ("stuck", "needs-input", "orphaned"):
         return True
     return bool(PROBLEM_OVERLAYS.intersection(row.overlays))
 

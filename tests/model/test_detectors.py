@@ -137,7 +137,9 @@ def test_seed004_child_flagged_stuck_after_dwell_and_nothing_else():
     evidence = view.findings[0].evidence
     assert evidence["detachedByThreadId"] == P and evidence["detachReason"] == "Thread settled."
     parent = view.row(P)
-    assert parent.settled and parent.state == "waiting" and "settled" in parent.overlays
+    # a settled parent whose own run is over reads as settled, and says its child still runs
+    assert parent.settled and parent.state == "settled" and "settled" in parent.overlays
+    assert parent.state_reason == "settled · 1 child still running"
 
 
 def test_seed004_fresh_client_infers_the_detach_from_the_settle():

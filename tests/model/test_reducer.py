@@ -43,9 +43,12 @@ def test_grandchild_activity_keeps_ancestors_waiting():
 
 
 def test_settled_parent_with_live_child_shows_both_facts():
+    # settled is the honest word for a settled parent whose own run is over (issue 13 item 5),
+    # and the reason still says what its child is doing
     row = view_at(supervisor("tree", until="built"), 100).row("s1")
     assert row.settled is True
-    assert row.state == "waiting"
+    assert row.state == "settled"
+    assert row.state_reason == "settled · 1 child still running"
     assert "settled" in row.overlays
 
 

@@ -10,6 +10,8 @@ after 2026-10-04T12:00:00Z; the snapshots freeze the clock at SHOWCASE_NOW):
 - "Fan out": children needing input (agent text with [brackets]), queued, creating,
   draining (with a running grandchild) and done.
 - "Release notes" (settled) and "Scratch" (idle) at top level.
+- "Nightly sweep": stopped while its child crawls on (children orphaned: it will never be told);
+  "Docs site": its run is over, its child still works and will wake it (waiting).
 """
 
 from __future__ import annotations
@@ -222,11 +224,37 @@ def top_level(tl: Timeline) -> None:
                                   "updatedAt": f.iso(8)}))
 
 
+def stopped_sweep(tl: Timeline) -> None:
+    """A parent stopped mid-run (cohort `stopped`) and one whose child will still wake it."""
+    for tid, title, crid, child_title, status, cohort in (
+            ("thread-sweep", "Nightly sweep", "crawl", "Crawl", "interrupted", "stopped"),
+            ("thread-docs", "Docs site", "render", "Render pages", "completed", "open")):
+        rid = f"run-{crid}-parent"
+        tl.shell(f.shell_row(tid, title, 30, status="running", activity="running", run=rid,
+                             requested=30, started=30))
+        tl.subscribe(tid)
+        begin_run(tl, tid, rid, 30, f"pt-{crid}-p")
+        _t, child = delegate(tl, tid, rid, crid, child_title, 31.0, "always", f"pt-{crid}")
+        progress(tl, child, f"run-{crid}", 292.0, 0, "wget --mirror")
+        tl.shell(f.shell_row(child, child_title, 31.0, parent=tid, status="running",
+                             activity="running", run=f"run-{crid}", requested=31.0, started=31.0,
+                             updated=292.0))
+        tl.event(tid, "provider-turn.updated", f.provider_turn(f"turn-{rid}", rid, f"pt-{crid}-p",
+                                                               status, 30, 150.0), 150.0, rid)
+        tl.event(tid, "run.updated", f.run(rid, tid, 1, status, 30, 30, 150.0, f"pt-{crid}-p",
+                                           cohort), 150.0, rid)
+        tl.event(tid, "provider-thread.updated",
+                 f.provider_thread(f"pt-{crid}-p", tid, None, "idle", 150.0), 150.0)
+        tl.shell(f.shell_row(tid, title, 30, status=status, run=rid, requested=30, started=30,
+                             completed=150.0, updated=150.0))
+
+
 def build() -> Timeline:
     tl = Timeline("t3tui showcase: every supervisor state, seed 000 and seed 004 in one server.")
     review_panel(tl)
     fan_out(tl)
     top_level(tl)
+    stopped_sweep(tl)
     orchestrator(tl)  # last: replaying `until="before-settle"` keeps everything else
     return tl
 

@@ -90,7 +90,7 @@ def test_evidence_lines_shorten_ids_and_times(view: SupervisorView) -> None:
 
 def test_counts_put_attention_first(view: SupervisorView) -> None:
     text = counts_text(view.counts)
-    assert text.startswith("1 needs input · 1 stuck? · 3 running · 2 waiting")
+    assert text.startswith("1 needs input · 1 stuck? · 1 orphaned · 5 running · 2 waiting")
     assert counts_text({}) == "nothing active"
 
 

@@ -45,3 +45,19 @@ def human(seconds: float | None) -> str:
     if s < 3600:
         return f"{s // 60}m{s % 60:02d}s" if s < 600 and s % 60 else f"{s // 60}m"
     return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+
+
+def declares(*, depends: tuple[str, ...], dwell: str | None = None):
+    """Mark a rule with the facts it reads and the config field of its dwell.
+
+    `depends` names `ThreadContext` attributes (dotted into `own`/`parent`/`task`), so an
+    incremental scheduler can re-run the rule only when one of them changed; `dwell` names the
+    `DetectorConfig` field whose time after the rule's onset is its deadline.
+    """
+
+    def mark(fn):
+        fn.depends = frozenset(depends)
+        fn.dwell = dwell
+        return fn
+
+    return mark
