@@ -19,9 +19,10 @@ from t3tui.headless.common import (
     supervised,
 )
 from t3tui.headless.environments import connect_all, environments_of
+from t3tui.headless.postmortem import add_t3db_arguments, postmortem_view
 from t3tui.headless.proof import add_proof_arguments, apply_records, homes_from
 from t3tui.headless.render import console, environments_report, print_lines, report
-from t3tui.headless.replaying import AT_HELP, check_within, open_replay, parse_at
+from t3tui.headless.replaying import check_within, open_replay, parse_at
 from t3tui.model import DetectorConfig, Supervisor, SupervisorView
 from t3tui.model.status_json import (
     EnvironmentStatus,
@@ -45,9 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--replay", metavar="FILE",
                         help="read a recording (t3tui record) instead of a server")
-    parser.add_argument("--at", metavar="TIME", help=f"with --replay: {AT_HELP}")
     add_server_arguments(parser)
     add_proof_arguments(parser)
+    add_t3db_arguments(parser)
 
 
 def replayed_view(args: argparse.Namespace) -> SupervisorView:
@@ -81,11 +82,15 @@ async def environments_status(args: argparse.Namespace, envs: list[Environment])
 
 def run(args: argparse.Namespace) -> int:
     async def main() -> int:
+        if args.replay and args.t3_db is not None:
+            raise CommandError("give either --replay or --t3-db, not both")
         if args.replay:
             view = replayed_view(args)
+        elif args.t3_db is not None:
+            view = await postmortem_view(args)
         else:
             if args.at:
-                raise CommandError("--at needs --replay FILE")
+                raise CommandError("--at needs --replay FILE or --t3-db")
             envs = environments_of(args)
             if envs:
                 return await environments_status(args, envs)
@@ -95,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
                 view = supervisor.view(now())
                 url = session.target.base_url
         if args.json:
-            print(json.dumps(view.to_status_json(url if not args.replay else None), indent=2,
+            live = not args.replay and args.t3_db is None
+            print(json.dumps(view.to_status_json(url if live else None), indent=2,
                              default=str))
         else:
             out = console()
