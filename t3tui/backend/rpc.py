@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -52,6 +53,36 @@ OUTBOX_MAX_MESSAGES = 4096
 OUTBOX_MAX_BYTES = 32 * 1024 * 1024
 STALL_S = 30.0
 NOT_READING = 1008  # policy violation
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate_at(value: Any, path: str) -> str | None:
+    """The path of the first string (or object key) in `value` holding a lone surrogate, the
+    one kind of text JSON can carry that is not Unicode: it cannot be stored, encoded or
+    shown, so it is refused where it enters (protocol §3.5: a payload that fails validation
+    gets a `Die`), naming the field. None when all text is valid."""
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return where
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if isinstance(key, str) and _SURROGATE.search(key):
+                    return f"{where} (a key)"
+                stack.append((inner, f"{where}.{key}"))
+        elif isinstance(item, list):
+            stack.extend((inner, f"{where}[{i}]") for i, inner in enumerate(item))
+    return None
+
+
+def _escape_surrogates(text: str) -> str:
+    # A lone surrogate can only sit inside a JSON string, where `\udXXX` is its exact JSON
+    # escape: the frame stays the same JSON value and becomes encodable UTF-8.
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 class EncodedItem(str):
@@ -238,7 +269,13 @@ class RpcConnection:
             if self._outbox.qsize() < self._max_messages and self._queued_bytes < self._max_bytes:
                 self._room.set()
             try:
-                await self._ws.send(text)
+                data = text.encode("utf-8")
+            except UnicodeEncodeError:
+                # Echoed client text or a stored event from before text was checked: never
+                # let it fail the socket (websockets would, encoding it in `send`).
+                data = _escape_surrogates(text).encode("utf-8")
+            try:
+                await self._ws.send(data, text=True)
             except ConnectionClosed:
                 self._room.set()  # nothing drains the outbox any more: do not wait on it
                 return
@@ -270,6 +307,11 @@ class RpcConnection:
             pass  # "no more requests": the in-flight ones still run to their end
 
     def _on_request(self, request: Request) -> None:
+        bad = lone_surrogate_at(request.id, "id") or lone_surrogate_at(request.tag, "tag")
+        if bad is not None:
+            self.send(Defect(defect=f"Invalid request {bad}: it holds a lone surrogate, "
+                                    "which is not valid Unicode text."))
+            return
         method = self._methods.get(request.tag)
         if method is None:
             self.send(Defect(defect=f"Unknown request tag: {request.tag}"))
@@ -285,6 +327,12 @@ class RpcConnection:
                 request.id,
                 ExitFailure(cause=[Die(defect=f"Expected an object payload, got {got}")]),
             )
+            return
+        bad = lone_surrogate_at(payload, "payload")
+        if bad is not None:
+            self._finish(request.id, ExitFailure(cause=[Die(
+                defect=f"Invalid text at {bad}: it holds a lone surrogate, which is not valid "
+                       "Unicode text; send it as valid UTF-16 or replace it")]))
             return
         fiber_id = next(self._fibers)
         if method.kind == "stream":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -10,9 +11,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from t3tui.protocol import DomainEvent, decode_event
+from t3tui.protocol import DomainEvent, ProtocolError, decode_event
 
 DB_FILE = "events.sqlite3"
+log = logging.getLogger(__name__)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -72,6 +74,16 @@ class StoreError(Exception):
     """The store could not read or write."""
 
 
+def corrupt_row_message(path: Path, sequence: int, error: Exception) -> str:
+    """Which file and row, what is wrong, and the ways out (nothing is changed for you)."""
+    return (
+        f"event store {path} is damaged: the event at sequence {sequence} (table events) is "
+        f"not valid JSON ({error}). To recover: restore the file from a backup; or remove that "
+        f"one row (its thread loses that event) with: sqlite3 '{path}' "
+        f"'DELETE FROM events WHERE sequence = {sequence}'; or start with a new --data-dir"
+    )
+
+
 class EventStore:
     """Append-only event log with command receipts, in `<data_dir>/events.sqlite3`."""
 
@@ -88,6 +100,7 @@ class EventStore:
             raise StoreError(f"cannot open event store {self.path}: {exc}") from exc
         row = self._db.execute("SELECT COALESCE(MAX(sequence), 0) FROM events").fetchone()
         self._head = int(row[0])
+        self.skipped: set[int] = set()  # sequences of stored events reported as unusable
 
     @classmethod
     def open(cls, data_dir: Path | str) -> EventStore:
@@ -145,11 +158,24 @@ class EventStore:
     def events_after(
         self, sequence: int, limit: int | None = None, thread_id: str | None = None
     ) -> list[StoredEvent]:
-        """Events with a sequence above `sequence`, oldest first."""
-        return [
-            StoredEvent.from_raw(s, c, raw)
-            for s, c, raw in self.raw_after(sequence, limit, thread_id)
-        ]
+        """Events with a sequence above `sequence`, oldest first. An event that no longer
+        decodes (written by another version, or by hand) is skipped and reported once: one
+        bad row must not end every subscription that replays past it."""
+        out = []
+        for s, c, raw in self.raw_after(sequence, limit, thread_id):
+            try:
+                out.append(StoredEvent.from_raw(s, c, raw))
+            except ProtocolError as exc:
+                self.report_bad(s, exc.message)
+        return out
+
+    def report_bad(self, sequence: int, why: str) -> None:
+        """Log a stored event that is skipped, once per row."""
+        if sequence in self.skipped:
+            return
+        self.skipped.add(sequence)
+        log.warning("event store %s: skipped event %d, which cannot be used: %s", self.path,
+                    sequence, why)
 
     def raw_after(
         self, sequence: int, limit: int | None = None, thread_id: str | None = None
@@ -165,7 +191,13 @@ class EventStore:
             sql += " LIMIT ?"
             args.append(int(limit))
         for seq, command_id, text in self._db.execute(sql, args):
-            yield int(seq), command_id, json.loads(text)
+            try:
+                raw = json.loads(text)
+                if not isinstance(raw, dict):
+                    raise ValueError(f"a JSON {type(raw).__name__}, not an event object")
+            except (ValueError, TypeError) as exc:
+                raise StoreError(corrupt_row_message(self.path, int(seq), exc)) from None
+            yield int(seq), command_id, raw
 
     def close(self) -> None:
         self._db.close()

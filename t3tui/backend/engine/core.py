@@ -100,11 +100,19 @@ class Core:
     def replay(self) -> int:
         """Rebuild every projection from the store; returns the number of events."""
         count = 0
-        for _, _, event in self.store.raw_after(0):
-            state = self.threads.get(event["threadId"])
+        for sequence, _, event in self.store.raw_after(0):
+            thread_id = event.get("threadId")
+            if not isinstance(thread_id, str):
+                self.store.report_bad(sequence, "it has no threadId")
+                continue
+            state = self.threads.get(thread_id)
             if state is None:
-                state = self.threads[event["threadId"]] = ThreadState()
-            state.apply(event)
+                state = self.threads[thread_id] = ThreadState()
+            try:
+                state.apply(event)
+            except Exception as exc:  # one unusable stored event must not stop the server
+                self.store.report_bad(sequence, f"{type(exc).__name__}: {exc}")
+                continue
             count += 1
         return count
 

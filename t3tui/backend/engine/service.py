@@ -25,7 +25,8 @@ from t3tui.backend.provider import ProviderInstanceConfig, ScriptedProvider
 from t3tui.backend.provider.records import CLAUDE_DRIVER, SessionRecords
 from t3tui.backend.scenarios import Scenario, load_scenario
 from t3tui.backend.store import EventStore, StoredEvent
-from t3tui.protocol import ShellSnapshot, ThreadProjection, ThreadShell
+from t3tui.protocol import ProtocolError, ShellSnapshot, ThreadProjection, ThreadShell
+from t3tui.protocol.stream import salvage_shell_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -149,11 +150,29 @@ class Engine:
         return None if row is None else ThreadShell.from_wire(row)
 
     def shell_snapshot(self) -> ShellSnapshot:
-        rows = [shell_row(s) for s in self.core.threads.values() if s.thread is not None]
-        return ShellSnapshot.from_wire({
+        rows = []
+        for thread_id, state in self.core.threads.items():
+            if state.thread is None:
+                continue
+            try:
+                rows.append(shell_row(state))
+            except Exception as exc:  # a thread built from unusable stored events
+                log.warning("thread %s left out of the shell snapshot: %s: %s", thread_id,
+                            type(exc).__name__, exc)
+        doc = {
             "schemaVersion": 1, "snapshotSequence": self.head, "projects": self.core.projects,
             "threads": [r for r in rows if not r.get("archivedAt")],
-            "archivedThreads": [r for r in rows if r.get("archivedAt")]})
+            "archivedThreads": [r for r in rows if r.get("archivedAt")]}
+        try:
+            return ShellSnapshot.from_wire(doc)
+        except ProtocolError as exc:
+            # One bad row must not end every shell subscription: the others flow.
+            salvaged = salvage_shell_snapshot({"kind": "snapshot", "snapshot": doc})
+            if salvaged is None:
+                raise
+            log.warning("%d thread row(s) left out of the shell snapshot: %s", salvaged[1],
+                        exc.message)
+            return ShellSnapshot.from_wire(salvaged[0]["snapshot"])
 
     def events_after(self, seq: int, limit: int | None = None) -> list[StoredEvent]:
         return self.store.events_after(seq, limit)

@@ -54,7 +54,9 @@ def wire_tap(monkeypatch: pytest.MonkeyPatch) -> Iterator[WireTap]:
     send, recv = ServerConnection.send, ServerConnection.recv
 
     async def tapped_send(self: ServerConnection, message: Any, *args: Any, **kw: Any) -> None:
-        tap.sent(self, message)
+        # A text frame may be handed over as UTF-8 bytes (`send(data, text=True)`).
+        tap.sent(self, message.decode() if isinstance(message, bytes) and kw.get("text")
+                 else message)
         await send(self, message, *args, **kw)
 
     async def tapped_recv(self: ServerConnection, *args: Any, **kw: Any) -> Any:
