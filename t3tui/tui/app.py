@@ -20,7 +20,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.timer import Timer
@@ -49,7 +49,7 @@ from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.source import Source
 from t3tui.tui.widgets.env_tree import EnvThreadTree
 from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
-from t3tui.tui.widgets.thread_tree import ThreadTree
+from t3tui.tui.widgets.thread_tree import ThreadTree, TreeHeader
 
 # Quiet time after the user's own interrupt: its consequences are not news.
 OWN_ACTION_QUIET = timedelta(seconds=60)
@@ -123,11 +123,14 @@ class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
         yield Header()
         yield Banner(id="banner")
         with Horizontal(id="main"):
-            environments = getattr(self.source, "environments", None)
-            if environments:
-                yield EnvThreadTree([e.name for e in environments], id="tree")
-            else:
-                yield ThreadTree(id="tree")
+            with Vertical(id="tree-box"):
+                header = TreeHeader(id="tree-header")
+                environments = getattr(self.source, "environments", None)
+                tree = (EnvThreadTree([e.name for e in environments], id="tree")
+                        if environments else ThreadTree(id="tree"))
+                tree.header = header
+                yield header
+                yield tree
             with VerticalScroll(id="detail-scroll"):
                 yield DetailPane(id="detail")
         yield TimelineView(id="timeline")

@@ -20,7 +20,6 @@ from t3tui.model.labels import (  # re-exported: the app's modules import them f
     COUNT_ORDER,
     FINDING_WORDS,
     NATIVE_GLYPH,
-    QUIET_STATES,
     STATE_LOOK,
     age,
     clock,
@@ -62,48 +61,6 @@ class RowStyles:
     finding: Style = field(default_factory=lambda: Style(bold=True))
 
 
-def row_label(row: ThreadRow, now: datetime, styles: RowStyles, *, stale: bool = False,
-              compact: bool = False) -> Text:
-    """`▶ Child A  running 2m05s  codex/gpt-5  ⚑ stuck` as one line of plain text;
-    `compact` (a narrow tree) leaves out the provider and the child summary."""
-    state_style = styles.states.get(row.state, Style())
-    label = Text(no_wrap=True, overflow="ellipsis")
-    label.append(glyph(row.state) + " ", style=state_style)
-    if row.origin == "provider_native":
-        label.append(NATIVE_GLYPH + " ", style=styles.dim)
-    label.append(row.title or row.id, style=styles.title)
-    label.append("  ")
-    label.append(word(row.state), style=state_style)
-    since = age(row.state_since, now)
-    if since:
-        label.append(" " + since, style=state_style)
-    if row.settled and row.state != "settled":
-        label.append(" · settled", style=styles.dim)
-    if row.children and not compact:
-        label.append("  " + child_summary(row), style=styles.dim)
-    provider = provider_text(row)
-    if provider and not compact:
-        label.append("  " + provider, style=styles.dim)
-    marker = finding_marker(row)
-    if marker:
-        label.append("  " + marker, style=styles.finding)
-    if stale:
-        label.stylize(styles.dim)
-    return label
-
-
-def child_summary(row: ThreadRow) -> str:
-    """`3 children: 2▶ 1◆` from the direct children's states."""
-    n = len(row.children)
-    parts = [
-        f"{count}{glyph(state)}"
-        for state in (*COUNT_ORDER, *QUIET_STATES)
-        if (count := row.child_counts.get(state, 0))
-    ]
-    head = f"{n} {'child' if n == 1 else 'children'}"
-    return f"{head}: {' '.join(parts)}" if parts else head
-
-
 def is_problem(row: ThreadRow) -> bool:
     """Rows shown by the "problems only" filter: stuck, needs input, serialized, phantom."""
     if row.state in ("stuck", "needs-input", "orphaned"):
@@ -119,7 +76,6 @@ __all__ = [
     "STATE_LOOK",
     "RowStyles",
     "age",
-    "child_summary",
     "clock",
     "counts_text",
     "display_text",
@@ -128,7 +84,6 @@ __all__ = [
     "glyph",
     "is_problem",
     "provider_text",
-    "row_label",
     "screen_safe",
     "stamp",
     "word",

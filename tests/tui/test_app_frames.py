@@ -3,6 +3,8 @@ filters, gating, keymaps, dialogs, transcript, stale banner, and read-only outco
 
 from __future__ import annotations
 
+import re
+
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -62,12 +64,12 @@ async def test_tree_updates_in_place_and_keeps_cursor_and_expansion() -> None:
         before = dict(tree.nodes)
         line = tree.cursor_line
         label = str(before[STUCK_CHILD].label)
-        assert "stuck? 2m49s" in label
+        assert re.search(r"stuck\? +2m49s", label)
 
         app.clock = lambda: NOW + timedelta(seconds=5)  # time passes: labels tick in place
         app.refresh_view()
         await pilot.pause()
-        assert "stuck? 2m54s" in str(tree.nodes[STUCK_CHILD].label)
+        assert re.search(r"stuck\? +2m54s", str(tree.nodes[STUCK_CHILD].label))
         assert all(tree.nodes[t] is node for t, node in before.items())
 
         # a new thread created before all others lands above the cursor
@@ -227,7 +229,7 @@ async def test_a_parent_label_follows_its_children() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
         tree = tree_of(app)
-        assert "2 children: 1▶ 1✔" in str(tree.nodes[REVIEW].label)
+        assert "2: 1▶ 1✔" in str(tree.nodes[REVIEW].label)
         child = id_of(app, "Reviewer B")
         row = f.shell_row(child, "Reviewer B", 88.02, parent=REVIEW, status="waiting",
                           activity="waiting", run="run-review-b", requested=88.02,
@@ -238,7 +240,7 @@ async def test_a_parent_label_follows_its_children() -> None:
         await pilot.pause()
         now_state = app.view.row(child).state
         assert now_state != "running"
-        assert f"2 children: 1{glyph(now_state)} 1✔" in str(tree.nodes[REVIEW].label)
+        assert f"2: 1{glyph(now_state)} 1✔" in str(tree.nodes[REVIEW].label)
 
 
 async def test_unknown_theme_is_a_warning_not_a_crash() -> None:
@@ -302,7 +304,7 @@ async def test_stream_changes_patch_rows_in_place_without_a_full_view() -> None:
 
         scratch(99990, status="running", activity="running", run="run-s2", requested=290,
                 started=290, updated=290)
-        await until(lambda: "running 10s" in str(node.label), what="the row patched")
+        await until(lambda: bool(re.search(r"running +10s", str(node.label))), what="the row patched")
         assert app.view.counts["running"] == running + 1
         assert f"{running + 1} running" in app._title
         scratch(99991, status="completed", run="run-s2", requested=290, started=290,

@@ -20,10 +20,10 @@ from t3tui.tui.labels import (
     counts_text,
     display_text,
     duration,
-    row_label,
     screen_safe,
 )
 from t3tui.tui.notify import grouped, notices
+from t3tui.tui.table import header, layout, render_row, row_cells
 from t3tui.tui.screenshots import NEEDS_INPUT_CHILD, NOW, ORCHESTRATOR, REVIEW, STUCK_CHILD
 from t3tui.tui.timeline import bars, render_timeline, runs_at_once, waits_at_once
 
@@ -56,12 +56,46 @@ def test_every_state_has_its_own_glyph_and_word() -> None:
     assert len(set(glyphs)) == len(glyphs) and len(set(words)) == len(words)
 
 
-def test_row_label_reads_without_colour(view: SupervisorView) -> None:
-    label = row_label(view.row(REVIEW), NOW, STYLES).plain
-    assert label.startswith("◎ Review panel  waiting 3m31s")
-    assert "2 children: 1▶ 1✔" in label and "codex/gpt-5" in label and "⚑ serialized" in label
-    compact = row_label(view.row(REVIEW), NOW, STYLES, compact=True).plain
-    assert "codex" not in compact and "⚑ serialized" in compact
+def test_row_cells_read_without_colour(view: SupervisorView) -> None:
+    cells = row_cells(view.row(REVIEW), NOW)
+    assert (cells.glyph, cells.title, cells.state_word, cells.time) == (
+        "◎", "Review panel", "waiting", "3m31s")
+    assert cells.children == "2: 1▶ 1✔" and cells.provider == "codex/gpt-5"
+    assert cells.finding == "⚑ serialized"
+
+
+def test_tree_table_columns_line_up_on_every_row(view: SupervisorView) -> None:
+    lay = layout(96)
+    lines = [render_row(row_cells(r, NOW), 2 + 3 * r.depth, lay, STYLES).plain
+             for r in view.rows]
+    assert all(len(line) + 2 + 3 * r.depth == 96 for line, r in zip(lines, view.rows, strict=True))
+    head = header(lay, 2)
+    state_x = head.index("STATE")
+    for line, row in zip(lines, view.rows, strict=True):
+        at = state_x - 2 - 3 * row.depth  # the line starts after its guides and toggle
+        assert line[at:].startswith(row_cells(row, NOW).state_word), line
+
+
+@pytest.mark.parametrize(("width", "names"), [
+    (150, ["state", "time", "children", "finding", "provider", "short_id"]),
+    (96, ["state", "time", "children", "finding", "provider"]),
+    (76, ["state", "time", "children", "finding"]),
+    (46, ["state", "time", "finding"]),
+])
+def test_columns_leave_in_order_of_importance(width: int, names: list[str]) -> None:
+    lay = layout(width)
+    assert [c.name for c in lay.columns] == names
+    assert lay.tree >= 14
+
+
+def test_a_long_title_is_cut_with_an_ellipsis(view: SupervisorView) -> None:
+    row = view.row(REVIEW)
+    lay = layout(46)
+    line = render_row(row_cells(row, NOW), 2, lay, STYLES).plain
+    assert len(line) == 44 and "⚑ serial" in line and "waiting" in line
+    long = render_row(row_cells(row, NOW).__class__(**{**row_cells(row, NOW).__dict__,
+                                                       "title": "x" * 80}), 2, lay, STYLES)
+    assert "x…" in long.plain and len(long.plain) == 44
 
 
 def test_agent_text_is_never_markup(view: SupervisorView, showcase: FrameSource) -> None:

@@ -3,6 +3,13 @@
 `sync()` keeps one `TreeNode` per thread id: it sets labels that changed, adds and removes
 nodes only when the structure changed, and keeps the cursor and expansion by thread id, so a
 stream of updates never rebuilds the tree or moves the user's selection.
+
+Each label is a tree-table line (`table.py`): the tree column (guides, toggle, glyph, title)
+padded to one width, then the state, time, children, finding, provider and id columns at the
+same x on every row. `TreeHeader` shows the column names above it.
+
+Mouse: a click selects a row, a click on the toggle (`▸`/`▾`) expands or collapses it, the
+wheel scrolls, a double click opens the transcript (enter does the same).
 """
 
 from __future__ import annotations
@@ -10,20 +17,32 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
+from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding
 from textual.message import Message
-from textual.widgets import Tree
+from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.tui.labels import RowStyles, age, row_label, screen_safe
+from t3tui.tui.labels import RowStyles, screen_safe
+from t3tui.tui.table import Layout, RowCells, header, layout, render_row, row_cells
 from t3tui.tui.widgets.row_styles import ROW_COMPONENTS, RowStyled
+
+TOGGLE_WIDTH = 2  # "▾ " on a row with children, two spaces on a leaf: titles line up
+
+
+class TreeHeader(Static):
+    """The column names over the tree-table; `ThreadTree` keeps it in step."""
 
 
 class ThreadTree(RowStyled, Tree[str]):
     """A `Tree` whose node data is the thread id."""
 
+    # Not the running glyph (▶): a toggle must not read as a state.
+    ICON_NODE = "▸ "
+    ICON_NODE_EXPANDED = "▾ "
     COMPONENT_CLASSES = set(ROW_COMPONENTS)
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False, id="tree.down"),
@@ -44,11 +63,13 @@ class ThreadTree(RowStyled, Tree[str]):
         self.guide_depth = 3
         self.nodes: dict[str, TreeNode[str]] = {}
         self._labels: dict[str, Text] = {}
-        # What each label was built from: a row equal to the last one, with the same age text,
-        # gets the same label, so most rows skip `row_label` on a refresh.
-        self._drawn: dict[str, tuple[ThreadRow, str]] = {}
-        self._drawn_with: tuple[RowStyles, bool, bool] | None = None
+        # What each label was built from: a row whose cells (and indent) equal the last ones
+        # gets the same label, so most rows skip `render_row` on a refresh.
+        self._drawn: dict[str, tuple[RowCells, int]] = {}
+        self._drawn_with: tuple[RowStyles, bool, int] | None = None
+        self._layout: Layout = layout(80)
         self._collapsed: set[str] = set()
+        self.header: TreeHeader | None = None
 
     # -- selection --
 
@@ -73,6 +94,30 @@ class ThreadTree(RowStyled, Tree[str]):
         thread_id = self.selected_id
         if thread_id is not None:
             self.post_message(self.OpenRequested(thread_id))
+
+    async def _on_click(self, event: events.Click) -> None:
+        """A click selects (the Tree's default also opens); a double click opens."""
+        meta = event.style.meta
+        if "line" not in meta:
+            return
+        event.prevent_default()
+        async with self.lock:
+            line = meta["line"]
+            if meta.get("toggle", False):
+                node = self.get_node_at_line(line)
+                if node is not None:
+                    self._toggle_node(node)
+                return
+            self.cursor_line = line
+            if event.chain >= 2:
+                self.action_select_cursor()
+
+    def render_label(self, node: TreeNode[str], base_style: Style, style: Style) -> Text:
+        if node.allow_expand:
+            return super().render_label(node, base_style, style)
+        label = node._label.copy()
+        label.stylize(style)
+        return Text.assemble((" " * TOGGLE_WIDTH, base_style), label)
 
     def _on_tree_node_collapsed(self, event: Tree.NodeCollapsed[str]) -> None:
         if event.node.data is not None:
@@ -113,7 +158,7 @@ class ThreadTree(RowStyled, Tree[str]):
         """Redraw these rows' labels in place, for rows whose place in the tree is unchanged;
         rows not in the tree are skipped. False when the look changed (theme, width, stale):
         then only `sync` can redraw every row."""
-        look = (self.row_styles(), stale, self._compact())
+        look = (self.row_styles(), stale, self._width())
         if look != self._drawn_with:
             return False
         for row in rows:
@@ -122,26 +167,65 @@ class ThreadTree(RowStyled, Tree[str]):
                 self._relabel(node, row, label)
         return True
 
-    def _compact(self) -> bool:
-        return 0 < self.size.width < 64
+    def _width(self) -> int:
+        """The width of a tree line (the scrollbar's column is always kept, see styles)."""
+        return self.size.width or 80
 
-    def _look(self, stale: bool) -> tuple[RowStyles, bool, bool]:
-        look = (self.row_styles(), stale, self._compact())
+    def _look(self, stale: bool) -> tuple[RowStyles, bool, int]:
+        look = (self.row_styles(), stale, self._width())
         if self._drawn_with != look:
             self._drawn.clear()
             self._drawn_with = look
+            self._layout = layout(look[2])
+            self._show_header()
         return look
 
-    def _label_for(self, row: ThreadRow, now: datetime, look: tuple[RowStyles, bool, bool],
-                   *, redraw: bool = False) -> Text | None:
+    def _show_header(self) -> None:
+        if self.header is not None:
+            self.header.update(Text(header(self._layout, TOGGLE_WIDTH), no_wrap=True,
+                                    overflow="crop"))
+
+    def on_resize(self, _event: events.Resize) -> None:
+        """Lay the drawn rows out again at the new width, from the cells they were drawn
+        from (their ages catch up on the next refresh)."""
+        look = self._drawn_with
+        if look is None or look[2] == self._width():
+            return
+        self._look(look[1])
+        drawn, self._drawn = self._drawn, {}
+        for thread_id, (cells, indent) in drawn.items():
+            node = self.nodes.get(thread_id)
+            if node is None:
+                continue
+            self._drawn[thread_id] = (cells, indent)
+            label = screen_safe(render_row(cells, indent, self._layout, look[0], stale=look[1]))
+            self._labels[thread_id] = label
+            node.set_label(label)
+
+    @staticmethod
+    def _depth(node: TreeNode[str]) -> int:
+        """0 for a top-level node; -1 for the (hidden) root."""
+        depth, parent = -1, node
+        while parent is not None and not parent.is_root:
+            depth, parent = depth + 1, parent.parent
+        return depth
+
+    def _indent(self, node: TreeNode[str] | None, row: ThreadRow) -> int:
+        """What the Tree draws before a label: its guides, then the toggle."""
+        depth = self._depth(node) if node is not None else self._depth(self._parent_node(row)) + 1
+        return depth * self.guide_depth + TOGGLE_WIDTH
+
+    def _label_for(self, row: ThreadRow, now: datetime, look: tuple[RowStyles, bool, int],
+                   *, redraw: bool = False, node: TreeNode[str] | None = None) -> Text | None:
         """The row's label, or None when it would be the one already drawn."""
-        # ThreadRow equality leaves out child_counts, which the label shows
-        drawn = (row, tuple(sorted(row.child_counts.items())), age(row.state_since, now))
+        if node is None:
+            node = self.nodes.get(row.id)
+        drawn = (row_cells(row, now), self._indent(node, row))
         if not redraw and self._drawn.get(row.id) == drawn:
             return None
         self._drawn[row.id] = drawn
-        styles, stale, compact = look
-        return screen_safe(row_label(row, now, styles, stale=stale, compact=compact))
+        styles, stale, _width = look
+        return screen_safe(render_row(drawn[0], drawn[1], self._layout, styles, stale=stale))
 
     def _relabel(self, node: TreeNode[str], row: ThreadRow, label: Text) -> None:
         if self._labels.get(row.id) != label:
