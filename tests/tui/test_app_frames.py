@@ -4,7 +4,6 @@ filters, gating, keymaps, dialogs, transcript, stale banner, and read-only outco
 from __future__ import annotations
 
 import re
-
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -179,6 +178,38 @@ async def test_a_read_only_source_says_outcome_unknown() -> None:
         await until(lambda: "checkin" in app.statuses[scratch]
                     and app.statuses[scratch]["checkin"].done)
         assert "read-only" in app.statuses[scratch]["checkin"].text
+
+
+async def test_mouse_click_selects_toggle_expands_double_click_opens() -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        tree = tree_of(app)
+        review_line = tree.nodes[REVIEW].line
+        child = id_of(app, "Reviewer B")
+        child_line = tree.nodes[child].line
+        await pilot.click(ThreadTree, offset=(20, child_line - tree.scroll_offset.y))
+        await until(lambda: tree.selected_id == child, what="the click selected the row")
+        await pilot.pause()
+        assert app.screen is app.main_screen  # one click selects, it does not open
+        # a collapse that hides the selected row hands the cursor to the collapsed row
+        await pilot.click(ThreadTree, offset=(0, review_line - tree.scroll_offset.y))
+        await until(lambda: not tree.nodes[REVIEW].is_expanded, what="the toggle collapsed")
+        assert tree.selected_id == REVIEW
+        await pilot.click(ThreadTree, offset=(0, review_line - tree.scroll_offset.y))
+        await until(lambda: tree.nodes[REVIEW].is_expanded, what="the toggle expanded")
+        # toggling a row above the cursor keeps the cursor on its thread, not its line
+        below = ORCHESTRATOR
+        await select(pilot, below)
+        await pilot.click(ThreadTree, offset=(0, review_line - tree.scroll_offset.y))
+        await until(lambda: not tree.nodes[REVIEW].is_expanded, what="collapsed again")
+        assert tree.selected_id == below
+        await pilot.click(ThreadTree, offset=(0, review_line - tree.scroll_offset.y))
+        await until(lambda: tree.nodes[REVIEW].is_expanded, what="expanded again")
+        assert tree.selected_id == below
+        await pilot.click(ThreadTree, offset=(20, child_line - tree.scroll_offset.y), times=2)
+        await until(lambda: isinstance(app.screen, TranscriptScreen), what="the transcript")
+        assert app.screen.thread_id == child
 
 
 async def test_open_transcript_shows_agent_text_verbatim_and_escape_goes_back() -> None:

@@ -79,7 +79,7 @@ def test_tree_table_columns_line_up_on_every_row(view: SupervisorView) -> None:
 @pytest.mark.parametrize(("width", "names"), [
     (150, ["state", "time", "children", "finding", "provider", "short_id"]),
     (96, ["state", "time", "children", "finding", "provider"]),
-    (76, ["state", "time", "children", "finding"]),
+    (78, ["state", "time", "children", "finding"]),
     (46, ["state", "time", "finding"]),
 ])
 def test_columns_leave_in_order_of_importance(width: int, names: list[str]) -> None:

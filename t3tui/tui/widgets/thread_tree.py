@@ -112,6 +112,21 @@ class ThreadTree(RowStyled, Tree[str]):
             if event.chain >= 2:
                 self.action_select_cursor()
 
+    def _toggle_node(self, node: TreeNode[str]) -> None:
+        """Expand or collapse, keeping the cursor on its thread (the Tree keeps the line
+        number, which after a toggle above it is another thread); a thread that a collapse
+        hides hands the cursor to the collapsed row."""
+        selected = self.cursor_node
+        super()._toggle_node(node)
+        if selected is None:
+            return
+        _ = self.last_line  # lay the lines out again
+        ancestor = selected.parent
+        while ancestor is not None and not ancestor.is_root and ancestor.is_expanded:
+            ancestor = ancestor.parent
+        visible = ancestor is None or ancestor.is_root
+        self.move_cursor(selected if visible else node)
+
     def render_label(self, node: TreeNode[str], base_style: Style, style: Style) -> Text:
         if node.allow_expand:
             return super().render_label(node, base_style, style)
