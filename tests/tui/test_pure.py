@@ -23,8 +23,8 @@ from t3tui.tui.labels import (
     screen_safe,
 )
 from t3tui.tui.notify import grouped, notices
-from t3tui.tui.table import header, layout, render_row, row_cells
 from t3tui.tui.screenshots import NEEDS_INPUT_CHILD, NOW, ORCHESTRATOR, REVIEW, STUCK_CHILD
+from t3tui.tui.table import header, layout, render_row, row_cells
 from t3tui.tui.timeline import bars, render_timeline, runs_at_once, waits_at_once
 
 STYLES = RowStyles(states={s: Style() for s in STATE_LOOK})
