@@ -180,6 +180,28 @@ async def test_a_read_only_source_says_outcome_unknown() -> None:
         assert "read-only" in app.statuses[scratch]["checkin"].text
 
 
+async def test_tree_table_rows_line_up_after_a_resize() -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        tree = tree_of(app)
+
+        def aligned() -> bool:
+            width = tree.size.width
+            return all(len(node.label.plain) + tree._indent(node, app.view.row(tid)) == width
+                       for tid, node in tree.nodes.items())
+
+        assert aligned()
+        wide = "PROVIDER" in str(tree.header.render()) if tree.header else False
+        await pilot.resize_terminal(80, 24)
+        await until(lambda: tree.size.width < 60 and aligned(), what="rows laid out again")
+        head = str(tree.header.render()) if tree.header else ""
+        assert "STATE" in head and "FOR" in head and "FINDING" in head and "PROVIDER" not in head
+        await pilot.resize_terminal(*SIZE)
+        await until(lambda: tree.size.width > 60 and aligned(), what="rows laid out again")
+        assert wide == ("PROVIDER" in str(tree.header.render()))
+
+
 async def test_mouse_click_selects_toggle_expands_double_click_opens() -> None:
     app = showcase_app()
     async with app.run_test(size=SIZE) as pilot:

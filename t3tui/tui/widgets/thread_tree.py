@@ -206,8 +206,8 @@ class ThreadTree(RowStyled, Tree[str]):
         look = self._drawn_with
         if look is None or look[2] == self._width():
             return
-        self._look(look[1])
-        drawn, self._drawn = self._drawn, {}
+        drawn = dict(self._drawn)
+        self._look(look[1])  # a new layout; it forgets what was drawn
         for thread_id, (cells, indent) in drawn.items():
             node = self.nodes.get(thread_id)
             if node is None:
