@@ -53,7 +53,15 @@ class RenderMixin(_Base):
             tree = self.tree
         except (NoMatches, IndexError):
             return None  # not composed yet, or already torn down at exit
-        return tree if tree.is_attached else None
+        if not tree.is_attached:
+            return None
+        try:
+            # at exit the screen is torn down piecewise: the tree (nested in its box) can
+            # outlive the panes that `_show` fills
+            self.main_screen.query_one(TimelineView)
+        except NoMatches:
+            return None
+        return tree
 
     def _selected(self) -> list[str]:
         tree = self._live_tree()
