@@ -22,6 +22,8 @@ from t3tui.backend.engine.scenario_runner import ScenarioRunner
 from t3tui.backend.engine.sessions import SessionManager
 from t3tui.backend.engine.shell import shell_row
 from t3tui.backend.provider import ProviderInstanceConfig, ScriptedProvider
+from t3tui.backend.provider.ledger import DIR_NAME as LEDGER_DIR
+from t3tui.backend.provider.ledger import AgentLedger
 from t3tui.backend.provider.records import CLAUDE_DRIVER, SessionRecords
 from t3tui.backend.scenarios import Scenario, load_scenario
 from t3tui.backend.store import EventStore, StoredEvent
@@ -40,6 +42,7 @@ class Engine:
         self.data_dir = Path(self.config.data_dir or store.path.parent)
         self.workspace = Path(self.config.workspace or self.data_dir / "workspace")
         self.core = Core(store, self.config.clock)
+        self.ledger = AgentLedger(self.data_dir / LEDGER_DIR)
         self.providers: dict[str, ScriptedProvider] = {}
         self.sessions = SessionManager(self.core, self.providers)
         self.runs = RunManager(self.core, self.sessions, drain_seconds=self.config.drain_seconds,
@@ -58,6 +61,8 @@ class Engine:
     async def start(self) -> None:
         """Rebuild state from the store, end work the last process left live, start providers."""
         self.workspace.mkdir(parents=True, exist_ok=True)
+        # A previous run killed with -9 could not end its agents: end them before any new one.
+        self.ledger.reap_previous()
         self.core.projects = self.config.project_rows(self.workspace, self.core.now())
         for provider_config in self.config.provider_configs():
             self.add_provider(provider_config)
@@ -99,6 +104,7 @@ class Engine:
                                     clock=self.config.clock,
                                     kill_grace=self.config.kill_grace_seconds, records=records)
         provider.sink = self.runs.on_notification
+        provider.processes.ledger = self.ledger
         if existing is not None:
             existing.log.close()
         self.providers[config.name] = provider

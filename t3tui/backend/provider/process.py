@@ -13,21 +13,29 @@ import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from t3tui.backend.provider.ledger import AgentLedger
+
 KILL_GRACE_SECONDS = 2.0
 READ_CHUNK = 4096
 
 
 class ProcessRegistry:
-    """Every live subprocess group of one provider instance, so shutdown can kill them all."""
+    """Every live subprocess group of one provider instance, so shutdown can kill them all;
+    with a `ledger`, also on disk, so a restart after `kill -9` can end them too."""
 
-    def __init__(self) -> None:
+    def __init__(self, ledger: AgentLedger | None = None) -> None:
         self._procs: set[asyncio.subprocess.Process] = set()
+        self.ledger = ledger
 
     def add(self, proc: asyncio.subprocess.Process) -> None:
         self._procs.add(proc)
+        if self.ledger is not None:
+            self.ledger.record(proc.pid)
 
     def discard(self, proc: asyncio.subprocess.Process) -> None:
         self._procs.discard(proc)
+        if self.ledger is not None:
+            self.ledger.forget(proc.pid)
 
     @property
     def pids(self) -> list[int]:
