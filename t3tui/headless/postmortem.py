@@ -8,6 +8,8 @@ would have said then.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -99,6 +101,92 @@ def feed_frames(supervisor: Supervisor, found: list[dict[str, Any]]) -> None:
                 continue  # a row the model refuses, as live: skipped
 
 
+def write_recording(found: list[dict[str, Any]], path: Path, source: Path,
+                    moment: datetime | None = None) -> None:
+    """The frames as a t3tui recording (plain NDJSON), so `report` reads a T3 database the
+    way it reads a recording: a shell subscription, then one thread subscription per thread
+    at its first event, each event at its own time."""
+    from t3tui.client.recorder import FORMAT_VERSION, HEADER_KEY, stamp
+    from t3tui.protocol.methods import SUBSCRIBE_SHELL, SUBSCRIBE_THREAD
+
+    times = [f["at"] for f in found if f.get("at") is not None]
+    start = times[0] if times else datetime.now(UTC).timestamp()
+    out = [json.dumps({HEADER_KEY: FORMAT_VERSION, "startedAt": stamp(start),
+                       "url": f"t3-db:{source}", "server": {"label": "T3 state database"},
+                       "protocolVersion": 2})]
+
+    def line(at: float, key: str, body: Any) -> None:
+        out.append(json.dumps({"t": stamp(at), key: body}, separators=(",", ":")))
+
+    def chunk(request: str, values: list[Any]) -> dict[str, Any]:
+        return {"_tag": "Chunk", "requestId": request, "values": values}
+
+    def request(request: str, tag: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"_tag": "Request", "id": request, "tag": tag, "payload": payload, "headers": []}
+
+    out.append(json.dumps({"t": stamp(start), "connection": "open", "server": {}}))
+    line(start, "out", request("1", SUBSCRIBE_SHELL, {}))
+    line(start, "in", chunk("1", [f["item"] for f in found if f["stream"] == "shell"]))
+    ids: dict[str, str] = {}
+    for frame in found:
+        if frame["stream"] != "thread" or frame["item"].get("kind") == "synchronized":
+            continue
+        at, thread_id = frame.get("at") or start, frame["threadId"]
+        if thread_id not in ids:
+            ids[thread_id] = str(len(ids) + 2)
+            line(at, "out", request(ids[thread_id], SUBSCRIBE_THREAD, {"threadId": thread_id}))
+            line(at, "in", chunk(ids[thread_id], [frame["item"], {"kind": "synchronized"}]))
+        else:
+            line(at, "in", chunk(ids[thread_id], [frame["item"]]))
+    if moment is not None and moment.timestamp() > (times[-1] if times else start):
+        # the state stands after its last event: the recording lasts to the report's moment
+        out.append(json.dumps({"t": stamp(moment.timestamp()), "note": "t3-db-moment"}))
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(out) + "\n")
+
+
 async def postmortem_view(args: argparse.Namespace) -> SupervisorView:
     pm = await postmortem(args)
     return pm.supervisor.view(pm.at)
+
+
+async def t3db_run(args: argparse.Namespace) -> tuple[Any, float]:
+    """A `TriageRun` over the database (as a recording) and the report's moment (epoch):
+    `report --t3-db` goes through the same path as `report --replay`. The provider records
+    and protocol logs, read as of that moment, are handed to every supervisor it makes."""
+    import shutil
+    import tempfile
+
+    from t3tui.client.recording import RecordingError, read_recording
+    from t3tui.client.triage import TriageRun
+    from t3tui.proof.feed import apply_records
+
+    found, at, path, _layout, _skipped = load_frames_at(args)
+    probe = Supervisor(config=DetectorConfig())
+    feed_frames(probe, found)
+    await apply_records(probe, RecordReader(homes_from(args), until=at, final=True))
+    wanted = probe.native_threads()
+    records = {t: probe.provider_record(t) for t in wanted}
+    logs = {t: probe.protocol_log(t) for t in wanted}
+    folder = tempfile.mkdtemp(prefix="t3tui-t3db-")
+    try:
+        rec_path = Path(folder) / "t3db.ndjson"
+        write_recording(found, rec_path, path, at)
+        try:
+            recording = read_recording(rec_path)
+        except RecordingError as exc:
+            raise CommandError(str(exc)) from None
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+    class T3DbRun(TriageRun):
+        def new_sink(self) -> Supervisor:
+            sup = Supervisor(config=self.config)
+            for thread_id in wanted:
+                sup.set_provider_record(thread_id, records[thread_id])
+                sup.set_protocol_log(thread_id, logs[thread_id])
+            return sup
+
+    run = T3DbRun(recording, DetectorConfig(), {"kind": "t3-db", "path": str(path)})
+    return run, at.timestamp()

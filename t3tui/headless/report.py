@@ -29,6 +29,8 @@ from t3tui.headless.common import (
     run_async,
     supervised,
 )
+from t3tui.headless.postmortem import add_t3db_arguments, t3db_run
+from t3tui.headless.proof import add_proof_arguments
 from t3tui.headless.replaying import AT_HELP, check_within, parse_at
 from t3tui.model import DetectorConfig, SupervisorView
 from t3tui.model.labels import one_line
@@ -49,10 +51,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("thread", metavar="THREAD", nargs="?",
                         help="thread id, unique prefix, short id or exact title")
     parser.add_argument("--replay", metavar="FILE", help="a recording made by t3tui record")
-    parser.add_argument("--at", metavar="TIME", help=f"with --replay: {AT_HELP}")
+    parser.add_argument("--at", metavar="TIME", help=f"with --replay or --t3-db: {AT_HELP}")
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
     parser.add_argument("--json", action="store_true", help="the report as one JSON document")
     add_server_arguments(parser)
+    add_proof_arguments(parser)
+    add_t3db_arguments(parser, at=False)
 
 
 def pick_thread(view: SupervisorView, text: str | None) -> str:
@@ -111,14 +115,19 @@ async def live_document(args: argparse.Namespace) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     async def main() -> int:
-        if args.replay:
+        if args.replay and args.t3_db is not None:
+            raise CommandError("give either --replay or --t3-db, not both")
+        if args.t3_db is not None:
+            run, at = await t3db_run(args)
+            doc = report_document(run, args.thread, at)
+        elif args.replay:
             run = open_run(args.replay)
             at = parse_at(args.at, run.recording.start, run.recording.end)
             check_within(at, run.recording.start, run.recording.end, args.at)
             doc = report_document(run, args.thread, at)
         else:
             if args.at:
-                raise CommandError("--at needs --replay FILE")
+                raise CommandError("--at needs --replay FILE or --t3-db")
             doc = await live_document(args)
         write_report(doc, args.json, args.output)
         return EXIT_OK

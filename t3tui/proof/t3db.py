@@ -238,7 +238,8 @@ def frames(db: T3Db, until: datetime | None = None) -> tuple[list[dict[str, Any]
                                                             float | None]:
     """The state as stream frames (the `FrameSource` format), up to `until`: an empty shell
     snapshot, then per thread its events (after its projection, when its creation was
-    compacted away), each thread marked synchronized. Also the first and last event times."""
+    compacted away), each thread marked synchronized. Also the first and last event times.
+    Thread frames carry `at`, their event's epoch time."""
     out: list[dict[str, Any]] = [
         {"stream": "shell", "item": {"kind": "snapshot", "snapshot": {
             "snapshotSequence": 0, "projects": [], "threads": [], "archivedThreads": []}}},
@@ -260,9 +261,9 @@ def frames(db: T3Db, until: datetime | None = None) -> tuple[list[dict[str, Any]
             else:
                 snap = db.projection(thread_id)
                 if snap is not None:  # its beginning was compacted: start from its projection
-                    body.append({"stream": "thread", "threadId": thread_id, "item": {
+                    body.append({"stream": "thread", "threadId": thread_id, "at": last, "item": {
                         "kind": "snapshot", "snapshotSequence": seq - 1, "projection": snap}})
-        body.append({"stream": "thread", "threadId": thread_id,
+        body.append({"stream": "thread", "threadId": thread_id, "at": last,
                      "item": {"kind": "event", "sequence": seq, "event": event}})
     for thread_id in sorted(seen):
         body.append({"stream": "thread", "threadId": thread_id, "item": {"kind": "synchronized"}})

@@ -84,6 +84,13 @@ async def test_post_mortem_of_the_backends_database_matches_the_live_view(tmp_pa
     final = await cli("status", "--t3-db", str(userdata), *args)
     assert UNHEARD not in final.out
 
+    # the report path reads the database like a recording: same finding, same evidence
+    report = await cli("report", "--t3-db", str(userdata), *at, *args[1:])
+    assert report.code == 0, report.err
+    assert "provider-finished-unheard" in report.out and "T3 never heard" in report.out
+    assert 'last message "PONG"' in report.out
+    assert was == digest(userdata)
+
 
 async def test_an_unknown_layout_is_one_clear_line(tmp_path) -> None:
     db = tmp_path / "state.sqlite"
