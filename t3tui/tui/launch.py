@@ -35,6 +35,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "T3CODE_HOME; default ~/.t3)")
     proof.add_argument("--no-provider-records", dest="provider_records", action="store_false",
                        help="do not read provider records (env: T3TUI_PROOF=0)")
+    proof.add_argument("--t3-db", nargs="?", const="", default=None, metavar="PATH",
+                       help="post-mortem: open T3's own SQLite state read-only instead of a "
+                            "server (default: under --t3-home, $T3CODE_HOME or ~/.t3)")
+    proof.add_argument("--copy", action="store_true",
+                       help="with --t3-db: copy the database and its WAL first")
+    proof.add_argument("--at", metavar="TIME",
+                       help="with --t3-db: the moment to show (ISO or HH:MM:SS UTC, +90s from "
+                            "the first event, -30s from the last; default: now)")
     app = parser.add_argument_group("app (override the config file and T3TUI_* variables)")
     app.add_argument(
         "--key",

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from t3tui.client.secret import URL_ENV, Secret, Target, TargetError, resolve_target
+from t3tui.headless.common import CommandError
 from t3tui.proof.homes import OFF, ProofHomes, resolve_homes
 from t3tui.tui.config import ConfigError, TuiConfig, load_config
 
@@ -60,8 +61,14 @@ def run_app(args: argparse.Namespace) -> int:
     url_given = bool(args.url or any(os.environ.get(name) for name in URL_ENV))
     backends: list[Any] = []
     demo_dirs: list[str] = []
+    clock: Any = None
     try:
-        if frames:
+        if getattr(args, "t3_db", None) is not None:
+            try:
+                source, clock = _t3db_source(args)
+            except CommandError as exc:
+                return _error(str(exc))
+        elif frames:
             from t3tui.tui.frames import FramesError, FrameSource, load_frames
 
             try:
@@ -77,7 +84,8 @@ def run_app(args: argparse.Namespace) -> int:
                 return EXIT_ERROR
         from t3tui.tui.app import SupervisorApp
 
-        app = SupervisorApp(source, config=config, handle_signals=True)
+        app = SupervisorApp(source, config=config, handle_signals=True,
+                            **({"clock": clock} if clock is not None else {}))
         app.run()
         return int(app.return_code or 0)
     except KeyboardInterrupt:
@@ -87,6 +95,30 @@ def run_app(args: argparse.Namespace) -> int:
             backend.stop()
         for demo_dir in demo_dirs:
             shutil.rmtree(demo_dir, ignore_errors=True)
+
+
+def _t3db_source(args: argparse.Namespace) -> tuple[Any, Any]:
+    """T3's own database as of `--at`, read-only, with the provider records of that moment;
+    the app's clock stands at that moment when one is given."""
+    import asyncio
+
+    from t3tui.headless.postmortem import feed_frames, load_frames_at
+    from t3tui.model import DetectorConfig, Supervisor
+    from t3tui.proof.feed import apply_records
+    from t3tui.proof.records import RecordReader
+    from t3tui.tui.frames import FrameSource
+
+    found, at, path, _layout, _skipped = load_frames_at(args)
+    probe = Supervisor(config=DetectorConfig())
+    feed_frames(probe, found)
+    asyncio.run(apply_records(probe, RecordReader(homes_from(args), until=at, final=True)))
+    label = f"T3 state {path} as of {at:%Y-%m-%d %H:%M:%S} UTC (read-only)"
+    source = FrameSource(found, label=label)
+    for thread_id in probe.native_threads():
+        source.supervisor.set_provider_record(thread_id, probe.provider_record(thread_id))
+        source.supervisor.set_protocol_log(thread_id, probe.protocol_log(thread_id))
+    frozen = at if getattr(args, "at", None) is not None else None
+    return source, (lambda: frozen) if frozen is not None else None
 
 
 # The demo without --scenario: two machines, so the tree shows one node per environment.

@@ -4,6 +4,7 @@ event rows, read-only, and says what the live view said at that moment."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import hashlib
 import shutil
@@ -16,6 +17,7 @@ from t3tui.backend.provider.faults import SETTLE_DROPS_CHILD_SUBSCRIPTION
 from t3tui.backend.testing import running_backend
 from t3tui.proof.homes import ProofHomes
 from t3tui.protocol import format_ts
+from t3tui.tui.main import _t3db_source
 from tests.headless.cli import cli
 from tests.proof.helpers import settle_and_send, view_with_records, wait_for_marker
 
@@ -89,6 +91,16 @@ async def test_post_mortem_of_the_backends_database_matches_the_live_view(tmp_pa
     assert report.code == 0, report.err
     assert "provider-finished-unheard" in report.out and "T3 never heard" in report.out
     assert 'last message "PONG"' in report.out
+    assert was == digest(userdata)
+
+    # the app's post-mortem source: the same tree, its clock standing at that moment
+    source, clock = await asyncio.to_thread(_t3db_source, argparse.Namespace(
+        t3_db=str(state), at=format_ts(live.now), copy=False, codex_home=str(kept),
+        claude_home="off", t3_home=str(state), provider_records=True))
+    assert "read-only" in source.label and abs((clock() - live.now).total_seconds()) < 0.001
+    source.apply_all()
+    view = source.supervisor.view(clock())
+    assert keys(view.findings) == keys(live.findings)
     assert was == digest(userdata)
 
 
