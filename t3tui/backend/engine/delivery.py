@@ -23,7 +23,9 @@ from t3tui.backend.engine.tasks import (
     result_text,
     result_transfer,
 )
+from t3tui.backend.provider.faults import COHORT_WAKE_CAP
 
+WAKE_CAP = 2  # settledDeliveryCount on builds with the cap (fault cohort-wake-cap)
 OPEN_COHORT = {"disposition": "open", "nextGeneration": 1, "delivery": None}
 
 
@@ -111,6 +113,8 @@ class Delivery:
         if thread.get("archivedAt") or thread.get("deletedAt") or cohort["disposition"] != "open":
             self._set_delivery(parent_id, rows, "disposed")
             return
+        if cohort.get("nextGeneration", 1) > WAKE_CAP and self._capped(parent):
+            return  # older builds: the cohort's wakes are used up; these stay pending (#12285)
         live = cohort_run is not None and cohort_run["status"] in ACTIVE_RUN
         offer = [r for r in rows
                  if not (live and (r.get("completionWake") or "settled_only") == "settled_only")]
@@ -124,6 +128,11 @@ class Delivery:
                 self._join(parent_id, parent, cohort_run, wake_run, offer)
             return  # a wake is in flight: these wait for the next generation
         self._offer(parent_id, parent, cohort_run, offer)
+
+    def _capped(self, parent: ThreadState) -> bool:
+        instance = (parent.thread or {}).get("providerInstanceId")
+        provider = self.runs.sessions.providers.get(str(instance))
+        return provider is not None and COHORT_WAKE_CAP in provider.config.faults
 
     def _set_delivery(self, parent_id: str, rows: list[dict[str, Any]], state: str,
                       observed_by: str | None = None) -> None:

@@ -64,6 +64,9 @@ class RunManager:
         self._bindings: dict[str, TurnBinding] = {}
         self._by_run: dict[str, TurnBinding] = {}
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._asked: set[str] = set()  # runs with a run_interrupt_request not yet answered
+        # turns whose run the orchestration already ended (end-run-first interrupts)
+        self._lingering: dict[str, TurnBinding] = {}
         # observers of every notification the orchestration receives: (app thread id, note)
         self.taps: list[Callable[[str, Notification], None]] = []
 
@@ -160,6 +163,9 @@ class RunManager:
     def on_notification(self, note: Notification) -> None:
         binding = self._bindings.get(note.native_turn)
         if binding is None:
+            lingering = self._lingering.get(note.native_turn)
+            if lingering is not None and note.kind in ("completed", "failed", "interrupted"):
+                self._wind_down(lingering, "interrupted" if note.kind == "interrupted" else note.kind)
             return  # a turn this orchestration no longer tracks (torn down or recovered)
         for tap in self.taps:
             tap(binding.thread_id, note)
@@ -302,7 +308,36 @@ class RunManager:
 
     def _on_interrupted(self, binding: TurnBinding, data: dict[str, Any]) -> None:
         with self.core.batch() as b:
+            if binding.run_id in self._asked:
+                self._interrupt_result(b, binding.thread_id, binding.run_id)
             self._end(b, binding, "interrupted")
+
+    def _interrupt_result(self, batch: Batch, thread_id: str, run_id: str,
+                          message: str = "Run interrupted.") -> None:
+        """The stop landed: the `run_interrupt_result` item that answers the request item."""
+        self._asked.discard(run_id)
+        item_id = new_id("item")
+        batch.add(thread_id, "turn-item.updated", entities.turn_item(
+            item_id=item_id, item_type="run_interrupt_result", thread_id=thread_id,
+            run_id=run_id, ordinal=self._item_ordinal(thread_id, item_id), status="completed",
+            now=self.core.now(), completed=True, fields={"message": message}), run_id=run_id)
+
+    def _wind_down(self, binding: TurnBinding, status: str) -> None:
+        """A turn whose run was already ended by the orchestration has really stopped now:
+        its provider turn and thread catch up (the healthy end of `end_run_on_interrupt`)."""
+        self._lingering.pop(binding.native_turn, None)
+        state = self.core.threads[binding.thread_id]
+        with self.core.batch() as b:
+            now = self.core.now()
+            pturn = state.get("providerTurns", binding.provider_turn_id)
+            if pturn is not None and pturn["status"] in ("running", "pending"):
+                b.add(binding.thread_id, "provider-turn.updated",
+                      {**pturn, "status": status, "completedAt": now}, run_id=binding.run_id)
+            pthread = state.get("providerThreads", binding.provider_thread_id)
+            if pthread is not None and pthread["status"] == "active" \
+                    and state.executing_run() is None:
+                b.add(binding.thread_id, "provider-thread.updated",
+                      {**pthread, "status": "idle", "updatedAt": now}, run_id=binding.run_id)
 
     def _end(self, batch: Batch, binding: TurnBinding, status: str,
              run_fields: dict[str, Any] | None = None) -> None:
@@ -341,6 +376,25 @@ class RunManager:
                 self.on_terminal(batch, thread_id, self.core.threads[thread_id].coll["runs"][run["id"]])
             return
         provider = self.sessions.provider_for(binding.instance)
+        self._asked.add(run["id"])
+        if provider.config.ends_run_first:
+            # the orchestration ends the run now; the provider's turn follows when it stops
+            # (or never, with the provider-runs-on-after-interrupt fault: #5587)
+            self._interrupt_result(batch, thread_id, run["id"])
+            self._bindings.pop(binding.native_turn, None)
+            self._by_run.pop(binding.run_id, None)
+            self._lingering[binding.native_turn] = binding
+            end_run(self.core, batch, thread_id, run["id"], "interrupted", provider_side=False,
+                    attempt_id=binding.attempt_id, root_node_id=binding.root_node_id)
+            if self.on_terminal is not None:
+                self.on_terminal(batch, thread_id, self.core.threads[thread_id].coll["runs"][run["id"]])
+
+            def ask_lingering() -> None:
+                if not provider.interrupt_turn(binding.native_turn):
+                    self._wind_down(binding, "interrupted")
+
+            batch.after(ask_lingering)
+            return
 
         def ask_provider() -> None:
             if not provider.interrupt_turn(binding.native_turn):
@@ -354,7 +408,7 @@ class RunManager:
     def abandon(self, batch: Batch, binding: TurnBinding) -> None:
         """Tear down a turn from the orchestration side (its provider attachment is gone)."""
         provider = self.sessions.provider_for(binding.instance)
-        batch.after(lambda: provider.interrupt_turn(binding.native_turn))
+        batch.after(lambda: provider.interrupt_turn(binding.native_turn, force=True))
         self._end(batch, binding, "interrupted")
 
     def bindings_on_session(self, thread_id: str, session_id: str) -> list[TurnBinding]:
@@ -365,6 +419,7 @@ class RunManager:
         for handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
+        self._lingering.clear()
         self._bindings.clear()
         self._by_run.clear()
 
@@ -372,14 +427,17 @@ class RunManager:
 def end_run(core: Core, batch: Batch, thread_id: str, run_id: str, status: str,
             run_fields: dict[str, Any] | None = None, *, provider_turn_id: str | None = None,
             attempt_id: str | None = None, root_node_id: str | None = None,
-            provider_thread_id: str | None = None) -> None:
-    """Emit the terminal events of one run; entities not given are looked up on the run."""
+            provider_thread_id: str | None = None, provider_side: bool = True) -> None:
+    """Emit the terminal events of one run; entities not given are looked up on the run.
+    `provider_side=False` leaves the provider turn and thread as they are (the provider has
+    not stopped yet)."""
     state = core.threads[thread_id]
     run = state.coll["runs"][run_id]
     now = core.now()
     attempt = state.get("attempts", attempt_id or run.get("activeAttemptId"))
     turns = [t for t in state.values("providerTurns") if t["id"] == provider_turn_id
-             or (attempt is not None and t.get("runAttemptId") == attempt["id"])]
+             or (attempt is not None and t.get("runAttemptId") == attempt["id"])] \
+        if provider_side else []
     for pturn in turns:
         if pturn["status"] in ("running", "pending"):
             batch.add(thread_id, "provider-turn.updated",
@@ -400,6 +458,6 @@ def end_run(core: Core, batch: Batch, thread_id: str, run_id: str, status: str,
                                          "queuePosition": None, "completedAt": now},
               run_id=run_id)
     pthread = state.get("providerThreads", provider_thread_id or run.get("providerThreadId"))
-    if pthread is not None and pthread["status"] == "active":
+    if provider_side and pthread is not None and pthread["status"] == "active":
         batch.add(thread_id, "provider-thread.updated",
                   {**pthread, "status": "idle", "updatedAt": now}, run_id=run_id)

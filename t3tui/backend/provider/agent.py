@@ -40,6 +40,7 @@ class TurnContext:
     log: Callable[..., None]
     ask: Callable[[dict[str, Any]], Awaitable[str]]
     env: dict[str, str] = field(default_factory=dict)
+    tool_timeout: float | None = None  # the agent client's own ceiling on one MCP tool call
     steered: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     _counter: int = 0
     replies: list[str] = field(default_factory=list)
@@ -172,10 +173,20 @@ async def _tool(ctx: TurnContext, name: str, args: dict[str, Any]) -> dict[str, 
     ctx.emit("item", {**base, "status": "running"})
     ctx.log("tool.call", tool=name, args=args)
     try:
-        result = await ctx.tools.call_tool(name, args)
+        if ctx.tool_timeout is not None:
+            result = await asyncio.wait_for(ctx.tools.call_tool(name, args), ctx.tool_timeout)
+        else:
+            result = await ctx.tools.call_tool(name, args)
         # a tool host that returned despite the cancel (asyncio.wait_for on 3.11 can) does not
         # get to resume an interrupted turn
         _stop_if_cancelled()
+    except TimeoutError:
+        # the agent's MCP client gave up at its own ceiling (#11168): a bare "fetch failed",
+        # no output, no taskId; whatever the server started goes on without it
+        _stop_if_cancelled()
+        ctx.log("tool.timeout", tool=name, afterSeconds=ctx.tool_timeout)
+        ctx.emit("item", {**base, "status": "failed"})
+        return {"_tag": CLIENT_GAVE_UP, "message": "fetch failed"}
     except asyncio.CancelledError:
         ctx.emit("item", {**base, "status": "interrupted"})
         raise
@@ -186,6 +197,9 @@ async def _tool(ctx: TurnContext, name: str, args: dict[str, Any]) -> dict[str, 
         {**base, "status": "failed" if failed else "completed", "output": json.dumps(result)},
     )
     return result
+
+
+CLIENT_GAVE_UP = "ClientToolTimeout"
 
 
 def _label(call: dict[str, Any]) -> str:
@@ -206,9 +220,21 @@ async def _delegate(ctx: TurnContext, calls: tuple[dict[str, Any], ...]) -> None
     )
     if ctx.dispatch == "serial":
         for call in calls:
-            await _tool(ctx, "delegate_task", call)
+            await _delegate_one(ctx, call)
     else:
-        await asyncio.gather(*(_tool(ctx, "delegate_task", call) for call in calls))
+        await asyncio.gather(*(_delegate_one(ctx, call) for call in calls))
+
+
+async def _delegate_one(ctx: TurnContext, call: dict[str, Any]) -> None:
+    """One delegate_task call; one that died at the client's ceiling is sent again, as agents
+    do when they never learnt the taskId (without a clientRequestId: a second child)."""
+    result = await _tool(ctx, "delegate_task", call)
+    if result.get("_tag") != CLIENT_GAVE_UP:
+        return
+    ctx.emit("message", {"messageRef": ctx.next_ref("msg"), "streaming": False,
+                         "text": f"The delegate_task call for {_label(call)} failed (fetch failed); "
+                                 "delegating it again."})
+    await _tool(ctx, "delegate_task", call)
 
 
 async def _read_tasks(ctx: TurnContext, task_ids: tuple[str, ...]) -> None:

@@ -168,6 +168,8 @@ class ScriptedProvider:
             log=log,
             ask=ask,
             env=env,
+            tool_timeout=(self.config.tool_timeout_ms / 1000
+                          if self.config.tool_timeout_ms is not None else None),
         )
         turn = _Turn(ref, session_id, native, ctx)
         self._turns[ref] = turn
@@ -222,11 +224,22 @@ class ScriptedProvider:
     def turn_is_live(self, ref: str) -> bool:
         return ref in self._turns
 
-    def interrupt_turn(self, ref: str) -> bool:
-        """Cancel a live turn (its subprocess groups are killed); False when none is live."""
+    def interrupt_turn(self, ref: str, *, force: bool = False) -> bool:
+        """Ask a live turn to stop (its subprocess groups are killed when it does); False when
+        none is live. A provider with an interrupt fault accepts and ignores the ask, one with
+        `interrupt_delay_ms` stops that much later; `force` (a torn-down attachment) always
+        stops it now."""
         turn = self._turns.get(ref)
         if turn is None or turn.task is None or turn.task.done():
             return False
+        if not force and self.config.interrupt_ignored:
+            turn.context.log("turn.interrupt-ignored")
+            return True
+        if not force and self.config.interrupt_delay_ms:
+            turn.context.log("turn.interrupt-delayed", delayMs=self.config.interrupt_delay_ms)
+            task = turn.task
+            asyncio.get_running_loop().call_later(self.config.interrupt_delay_ms / 1000, task.cancel)
+            return True
         turn.task.cancel()
         return True
 
