@@ -30,10 +30,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check t3tui tests benchmarks
 	$(BIN)/lint-imports
 
-## snapshots: regenerate SVG snapshots and the README screenshots
+## snapshots: regenerate SVG snapshots and the README screenshots (web.png: needs chromium)
 snapshots: $(STAMP)
 	$(BIN)/python -m pytest tests/tui/test_snapshots.py --snapshot-update
 	$(BIN)/python -m t3tui.tui.screenshots screenshots
+	T3TUI_WEB_SCREENSHOT=screenshots/web.png $(BIN)/python -m pytest -q tests/tui/test_web_e2e.py
 
 ## bench: every benchmark, ratios printed side by side
 bench: $(STAMP)

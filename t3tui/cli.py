@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, str] = {
     "checkin": "t3tui.headless.checkin",
     "settle": "t3tui.headless.settle",
     "interrupt": "t3tui.headless.interrupt",
+    "web": "t3tui.tui.web",
     "record": "t3tui.headless.record",
     "report": "t3tui.headless.report",
 }

@@ -63,11 +63,28 @@ def env_header(env: EnvStatus, counts: Mapping[str, int] | None, styles: RowStyl
     return text
 
 
+def env_detail(env: EnvStatus, counts: Mapping[str, int] | None) -> str:
+    """The detail pane while an environment's own node is selected."""
+    total = sum(counts.values()) if counts else 0
+    lines = [f"Environment {env.name}", env.url, "",
+             f"{connection_word(env.state)}" + (
+                 f" · data from {clock(env.last_live)} UTC" if env.state.stale and env.last_live
+                 else ""),
+             f"{total} thread{'s' * (total != 1)}" + (
+                 f": {counts_text(counts or {})}" if total else ""),
+             "", "Actions apply to threads: select one below (↓). In headless commands, "
+             f"name its threads {env.name}:THREAD."]
+    if isinstance(env.state, Failed):
+        lines.insert(4, f"reason: {env.state.reason}")
+    return "\n".join(lines)
+
+
 def env_banner(envs: Sequence[EnvStatus], quit_key: str) -> tuple[str | None, bool]:
     """One line per environment that is not live (None when all are); True when every one
     has failed, so nothing will come back by itself."""
     all_failed = all(isinstance(e.state, Failed) for e in envs)
     lines = [text for e in envs if (text := banner_text(
         f"{e.name} ({e.url})", e.state, e.last_live, has_data=e.has_data,
-        quit_key=quit_key if all_failed else None)) is not None]
+        quit_key=quit_key if all_failed else None,
+        not_live=f"{e.name}'s rows are not live.")) is not None]
     return ("\n".join(lines) if lines else None), all_failed

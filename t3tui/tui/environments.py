@@ -31,7 +31,7 @@ from t3tui.client.state import (
 )
 from t3tui.model import CheckInVerdict
 from t3tui.model.environments import Combined, qualify, unqualify
-from t3tui.tui.source import Clock, LiveSource
+from t3tui.tui.source import Clock, Source
 from t3tui.tui.transcripts import Transcript, TranscriptStore
 
 T = TypeVar("T")
@@ -42,10 +42,11 @@ _BEST = (Live, Stale, Syncing, Connecting, Reconnecting, Failed)
 
 @dataclass
 class EnvSource:
-    """One environment: its name and its own live source."""
+    """One environment: its name and its own source (a `LiveSource`; recorded frames for
+    the screenshots)."""
 
     name: str
-    source: LiveSource
+    source: Source
 
     @property
     def state(self) -> ConnectionState:

@@ -20,7 +20,7 @@ from textual.css.query import NoMatches
 
 from t3tui.client.state import Live
 from t3tui.model import SupervisorView, ThreadRow, changes
-from t3tui.tui.env_render import EnvStatus, env_banner, env_counts, env_header
+from t3tui.tui.env_render import EnvStatus, env_banner, env_counts, env_detail, env_header
 from t3tui.tui.filters import visible_ids
 from t3tui.tui.keys import ACTIONS
 from t3tui.tui.labels import counts_text
@@ -188,7 +188,11 @@ class RenderMixin(_Base):
         row = view.row(selected) if selected else None
         statuses = list(self.statuses.get(row.id, {}).values()) if row else []
         hint = None
-        if self.row_filter.active and not tree.nodes:
+        env = next((e for e in envs if isinstance(tree, EnvThreadTree)
+                    and e.name == tree.selected_environment), None)
+        if env is not None:
+            hint = env_detail(env, env_counts(view).get(env.name))
+        elif self.row_filter.active and not tree.nodes:
             hint = "No thread matches the filter (0 or escape clears it)."
         elif not view.rows:
             hint = "No threads on this server yet." if live else "Nothing to show yet."

@@ -40,6 +40,19 @@ def showcase_app(*, until: str | None = None, state: ConnectionState | None = No
                          new_id=lambda: "cmd-fixed")
 
 
+def environments_app() -> SupervisorApp:
+    """Two environments on the same showcase frames: laptop live, devbox reconnecting."""
+    from t3tui.tui.environments import EnvSource, MultiSource
+
+    frames = load_frames("showcase")
+    laptop = FrameSource(frames, label="http://127.0.0.1:3773", until="before-settle")
+    devbox = FrameSource(frames, label="http://devbox.lan:3773", until="before-settle",
+                         final_state=Reconnecting(4, "connection refused"), stale=True)
+    source = MultiSource([EnvSource("laptop", laptop), EnvSource("devbox", devbox)])
+    return SupervisorApp(source, config=TuiConfig(bell=False), clock=lambda: NOW, tick=None,
+                         new_id=lambda: "cmd-fixed")
+
+
 async def settled(pilot: Any, timeout: float = 10.0) -> None:
     """Wait until the frames are on screen (the source worker has run)."""
     app: SupervisorApp = pilot.app
@@ -107,6 +120,8 @@ SCENES: tuple[Scene, ...] = (
     Scene("help", "every key, the state glyphs, the filter syntax",
           showcase_app, select(REVIEW, "question_mark")),
     Scene("narrow", "80x24", showcase_app, select(STUCK_CHILD), size=(80, 24)),
+    Scene("environments", "two environments: laptop live, devbox reconnecting and dimmed",
+          environments_app, select(f"laptop:{REVIEW}"), size=(150, 44)),
 )
 BY_NAME = {scene.name: scene for scene in SCENES}
 

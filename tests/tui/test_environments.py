@@ -199,3 +199,23 @@ def test_a_failing_token_command_stops_the_app_with_one_line(
     assert capsys.readouterr().err == (
         "t3tui: environment devbox: token_command failed (exit 1): pass: devbox is not in the "
         "password store\n")
+
+
+async def test_an_environment_node_shows_its_own_summary() -> None:
+    from t3tui.tui.screenshots import environments_app, settled
+    from t3tui.tui.widgets.panes import DetailPane
+
+    app = environments_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        tree = app.query_one(EnvThreadTree)
+        tree.move_cursor(tree.env_nodes["devbox"])
+        await pilot.pause()
+        assert tree.selected_environment == "devbox" and app.current_thread_id() is None
+        detail = str(app.query_one(DetailPane).render())
+        assert detail.startswith("Environment devbox\nhttp://devbox.lan:3773")
+        assert "reconnecting (attempt 4)" in detail and "14 threads" in detail
+        assert app.why_not("settle") == "no thread selected"
+        banner = str(app.query_one(Banner).render())
+        assert banner.startswith("⚠ stale — reconnecting to devbox (http://devbox.lan:3773)")
+        assert "devbox's rows are not live" in banner and "laptop" not in banner

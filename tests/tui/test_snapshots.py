@@ -48,3 +48,7 @@ def test_help_screen(snap_compare: Any) -> None:
 @pytest.mark.parametrize("name", ["narrow"])
 def test_80x24(snap_compare: Any, name: str) -> None:
     check(snap_compare, name)
+
+
+def test_two_environments(snap_compare: Any) -> None:
+    check(snap_compare, "environments")

@@ -105,7 +105,8 @@ class StatusBar(StyledStatic):
 
 
 def banner_text(label: str, state: ConnectionState, last_live: datetime | None,
-                *, has_data: bool = True, quit_key: str | None = "q") -> str | None:
+                *, has_data: bool = True, quit_key: str | None = "q",
+                not_live: str = "Nothing here is live.") -> str | None:
     """Why the data of `label` is not live, and since when; None while it is. `quit_key`
     None: no "press q" hint (other environments are still worth watching)."""
     since = f" Data shown is from {clock(last_live)} UTC." if last_live else ""
@@ -116,7 +117,7 @@ def banner_text(label: str, state: ConnectionState, last_live: datetime | None,
                 f"{state.last_error}); retrying.")
     if isinstance(state, Reconnecting):
         return (f"⚠ stale — reconnecting to {label} (attempt {state.attempt}: "
-                f"{state.last_error}).{since} Nothing here is live.")
+                f"{state.last_error}).{since} {not_live}")
     if isinstance(state, Failed):
         hint = f" Press {quit_key} to quit." if quit_key else ""
         return f"✖ disconnected from {label}: {state.reason}.{since}{hint}"
