@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import Any
 
 from rich.text import Text
 from textual.widgets.tree import TreeNode
 
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.tui.labels import RowStyles, screen_safe
+from t3tui.tui.labels import screen_safe
 from t3tui.tui.widgets.thread_tree import ThreadTree
 
 
@@ -67,12 +68,12 @@ class EnvThreadTree(ThreadTree):
         # an environment went stale or came back: only `sync` redraws every row
         return not self._restyle and super().relabel(rows, now, stale=stale)
 
-    def _label_for(self, row: ThreadRow, now: datetime, look: tuple[RowStyles, bool, bool],
-                   *, redraw: bool = False) -> Text | None:
-        styles, _stale, compact = look
-        if env_of(row.id) in self._stale_envs:
-            look = (styles, True, compact)
-        return super()._label_for(row, now, look, redraw=redraw)
+    def _label_for(self, row: ThreadRow, now: datetime, look: tuple[Any, ...],
+                   **options: Any) -> Text | None:
+        # look = (styles, stale, ...): a stale environment's rows are drawn stale
+        if env_of(row.id) in self._stale_envs and not look[1]:
+            look = (look[0], True, *look[2:])
+        return super()._label_for(row, now, look, **options)  # type: ignore[arg-type]
 
     def _parent_node(self, row: ThreadRow) -> TreeNode[str]:
         if row.depth > 0 and row.parent_id in self.nodes:
