@@ -5,7 +5,19 @@ values, malformed input raises `ProtocolError`) and exact encoding (`Model.to_wi
 No I/O and no network libraries here.
 """
 
-from . import commands, entities, environment, errors, events, methods, rpc, stream, turn_items
+from . import (
+    commands,
+    entities,
+    environment,
+    errors,
+    events,
+    methods,
+    rpc,
+    run_commands,
+    stream,
+    thread_commands,
+    turn_items,
+)
 from .base import ProtocolError, Timestamp, WireModel, format_ts, parse_ts
 from .commands import (
     COMMAND_TYPES,
@@ -114,6 +126,8 @@ from .rpc import (
     decode_server_message,
     encode_message,
 )
+from .run_commands import *  # noqa: F403  (typed run/queue/checkpoint commands)
+from .run_commands import __all__ as _run_command_names
 from .stream import (
     ProjectRemoved,
     ProjectUpdated,
@@ -131,6 +145,8 @@ from .stream import (
     decode_shell_item,
     decode_thread_item,
 )
+from .thread_commands import *  # noqa: F403  (typed thread lifecycle commands)
+from .thread_commands import __all__ as _thread_command_names
 from .turn_items import TurnItem, TurnItemBase, UnknownTurnItem, VisibleTurnItem, decode_turn_item
 
 __all__ = [  # grouped by module
@@ -164,7 +180,8 @@ __all__ = [  # grouped by module
     "ThreadCreate", "ProviderSessionDetach", "UnknownCommand", "LaunchThreadInput",
     "LaunchThreadResult", "InitialMessage", "WorkspaceStrategy", "WorkspaceRoot",
     "WorkspaceExistingWorktree", "WorkspaceNewWorktree", "UnknownWorkspaceStrategy",
-    "decode_command",
+    "decode_command", "thread_commands", "run_commands",
+    *_thread_command_names, *_run_command_names,
     "RpcError", "DispatchCommandError", "GetThreadProjectionError", "GetShellSnapshotError",
     "ThreadLaunchError", "EnvironmentAuthorizationError", "UnknownRpcError",
     "OrchestrationV2DispatchCommandError", "OrchestrationV2GetThreadProjectionError",

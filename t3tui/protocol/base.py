@@ -3,7 +3,7 @@
 import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Annotated, Any, ClassVar, Self, Union
+from typing import Annotated, Any, ClassVar, Literal, Self, Union, get_args, get_origin
 
 from pydantic import (
     AfterValidator,
@@ -118,12 +118,25 @@ def dumps(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+def _open_enum(annotation: Any) -> frozenset[str] | None:
+    """The known values of an open enum field (`Literal[...] | str`), else None."""
+    args = get_args(annotation)
+    if str not in args:
+        return None
+    known = {v for a in args if get_origin(a) is Literal for v in get_args(a) if isinstance(v, str)}
+    return frozenset(known) or None
+
+
 class WireModel(BaseModel):
     """Base of every wire shape.
 
     Decoded models emit exactly the keys that were on the wire (plus kept unknown keys).
     Constructed models emit every field except those listed in `wire_optional`, so a
     message built in code carries its required keys (`headers: []`, nullable `null`s).
+
+    Enum fields are open (`Literal[...] | str`) so a newer server's value decodes; a model
+    built in code refuses a value outside the contract's list (`ProtocolError`), so t3tui
+    never sends one.
     """
 
     model_config = ConfigDict(
@@ -135,10 +148,18 @@ class WireModel(BaseModel):
 
     wire_optional: ClassVar[frozenset[str]] = frozenset()
     _emit_always: ClassVar[frozenset[str]] = frozenset()
+    _open_enums: ClassVar[dict[str, frozenset[str]]] = {}
 
     def __init__(self, /, **data: Any) -> None:
         super().__init__(**data)
         self.__pydantic_fields_set__.update(self._emit_always)
+        for name, known in self._open_enums.items():
+            value = getattr(self, name)
+            if isinstance(value, str) and value not in known:
+                raise ProtocolError(
+                    f"{type(self).__name__}.{name}: {value!r} is not a value of the V2 "
+                    f"contract (one of: {', '.join(sorted(known))}); refusing to send it"
+                )
 
     # Pydantic calls a custom __init__ while validating nested models too, which would mark
     # decoded fields as set and break exact round trips. This flag (what BaseModel.__init__
@@ -153,6 +174,11 @@ class WireModel(BaseModel):
         for klass in cls.__mro__:
             optional.update(vars(klass).get("wire_optional", ()))
         cls._emit_always = frozenset(cls.model_fields) - optional
+        cls._open_enums = {
+            name: known
+            for name, field in cls.model_fields.items()
+            if (known := _open_enum(field.annotation)) is not None
+        }
 
     @classmethod
     def from_wire(cls, obj: Any) -> Self:

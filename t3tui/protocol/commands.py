@@ -5,6 +5,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from .base import ProtocolError, Timestamp, WireModel, tagged_union, type_name
+from .command_base import CommandBase, UnknownCommand
 from .common import ModelSelection, SourcePlanRef
 from .enums import (
     Actor,
@@ -15,13 +16,8 @@ from .enums import (
     RuntimeMode,
 )
 from .projection import ThreadProjection
-
-
-class CommandBase(WireModel):
-    """Every command has a `type` and a client-made unique `commandId`."""
-
-    type: str
-    command_id: str
+from .run_commands import RUN_COMMANDS
+from .thread_commands import THREAD_COMMANDS
 
 
 class ThreadSettle(CommandBase):
@@ -197,12 +193,6 @@ class ProviderSessionDetach(CommandBase):
     wire_optional = frozenset({"reason"})
 
 
-class UnknownCommand(CommandBase):
-    """A command type this side does not know; every key is kept."""
-
-    command_id: str | None = None  # type: ignore[assignment]
-
-
 Command = (
     ThreadSettle
     | ThreadUnsettle
@@ -215,6 +205,7 @@ Command = (
     | DelegatedTaskCompletionDeliveryDispose
     | ThreadCreate
     | ProviderSessionDetach
+    | CommandBase  # the typed commands of `thread_commands` and `run_commands`
 )
 
 COMMAND_TYPES: dict[str, type[CommandBase]] = {
@@ -231,8 +222,11 @@ COMMAND_TYPES: dict[str, type[CommandBase]] = {
         DelegatedTaskCompletionDeliveryDispose,
         ThreadCreate,
         ProviderSessionDetach,
+        *THREAD_COMMANDS,
+        *RUN_COMMANDS,
     )
 }
+"""Every command type of the V2 union, by `type` (39 in the V2 contract)."""
 
 
 def decode_command(obj: Any) -> Command | UnknownCommand:

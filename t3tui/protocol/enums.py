@@ -24,6 +24,8 @@ RunStatus = Literal[
     "cancelled",
     "rolled_back",
 ]
+ShellThreadStatus = Literal["idle"] | RunStatus
+"""A shell row's `status`: its latest run's status, `idle` before any run."""
 ACTIVE_RUN_STATUSES = frozenset({"preparing", "queued", "starting", "running", "waiting"})
 TERMINAL_RUN_STATUSES = frozenset({"completed", "interrupted", "failed", "cancelled", "rolled_back"})
 

@@ -19,9 +19,9 @@ from .enums import (
     Actor,
     CreationSource,
     InteractionMode,
-    RunStatus,
     RuntimeMode,
     SettledOverride,
+    ShellThreadStatus,
 )
 
 _INBOX_OPTIONAL = frozenset(
@@ -94,7 +94,7 @@ class ThreadShell(_ThreadCommon):
     latest_run_completed_at: Timestamp | None = None
     active_run_id: str | None = None
     activity_run_status: ActivityRunStatus | str | None = None
-    status: RunStatus | str = "idle"
+    status: ShellThreadStatus | str = "idle"
     last_error: str | None = None
     pending_runtime_request: PendingRuntimeRequestRef | None = None
     latest_visible_message: LatestVisibleMessage | None = None

@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from rich.text import Text
 
 from t3tui.client.errors import describe
 from t3tui.client.state import Live, Stale, Syncing
+from t3tui.protocol.enums import ApprovalDecision
 from t3tui.tui import flows
 from t3tui.tui.gates import NEEDS_ROW, interrupt_choices, unavailable
 from t3tui.tui.helptext import help_text
@@ -37,6 +38,8 @@ NARROW_HELP = 96  # below this width each key's help goes on its own line
 MAIN_ONLY = frozenset({"filter", "problems", "timeline", "clear_filter"})
 DEFAULT_DECISIONS = (("accept", "Accept"), ("acceptForSession", "Accept for session"),
                      ("decline", "Decline"))
+# A newer server may offer a decision the V2 contract does not list; t3tui cannot send it.
+SENDABLE_DECISIONS = frozenset(get_args(ApprovalDecision))
 
 
 def _quoted(title: str) -> str:
@@ -274,7 +277,9 @@ class ActionsMixin(_Base):
             self.push_screen(PromptScreen(title, body, fields, submit="Answer"),
                              callback=lambda values: values and respond(answers=values))
             return
-        options = prompt.options if prompt is not None and prompt.options else DEFAULT_DECISIONS
+        offered = prompt.options if prompt is not None and prompt.options else ()
+        options = [(d, label) for d, label in offered if d in SENDABLE_DECISIONS]
+        options = options or list(DEFAULT_DECISIONS)
         choices = [Choice(decision, label, "error" if decision in ("decline", "cancel")
                           else "primary") for decision, label in options]
         self.push_screen(ConfirmScreen(title, body, choices),

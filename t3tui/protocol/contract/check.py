@@ -5,6 +5,10 @@ client sent, `server(text)` for what the server sent). It pairs responses with t
 by id, so each Chunk value and Exit value is checked against its method's schema. Problems
 are collected as one-line strings; `counts` says what was checked, so a test can also prove
 that the check saw the shapes it is meant to cover.
+
+`server_problems` holds only what the server got wrong: problems of client frames, and of
+the answers to requests that were themselves malformed (a fuzz test's `"id": "abc"` echoed
+back), are left out of it.
 """
 
 from collections import Counter
@@ -12,7 +16,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from ..base import parse_json
+from ..base import ProtocolError, parse_json
 from .commands import Command, LaunchThreadInput
 from .rpc import ClientMessage, RpcError, ServerMessage
 from .scalars import NonEmpty, NonNegativeInt, Strict
@@ -98,37 +102,50 @@ class WireCheck:
 
     def __init__(self) -> None:
         self.problems: list[str] = []
+        self.server_problems: list[str] = []
         self.counts: Counter[str] = Counter()
         self._methods: dict[str, str] = {}
+        self._well_formed: set[str] = set()  # ids of requests that passed the check
+        self._server = True  # whether the frame being checked answers a well-formed request
 
-    def _check(self, what: str, schema: Any, obj: Any) -> None:
+    def _check(self, what: str, schema: Any, obj: Any, *, server: bool = False) -> bool:
         self.counts[what] += 1
-        for problem in violations(schema, obj):
-            self.problems.append(f"{what}: {problem}")
+        found = [f"{what}: {problem}" for problem in violations(schema, obj)]
+        self.problems += found
+        if server:
+            self.server_problems += found
+        return not found
 
     def _messages(self, text: str, side: str) -> list[Any]:
         try:
             parsed = parse_json(text)
-        except Exception as exc:
+        except ProtocolError as exc:
             self.problems.append(f"{side} frame is not JSON: {exc}")
+            if side == "server":
+                self.server_problems.append(f"{side} frame is not JSON: {exc}")
             return []
         return parsed if isinstance(parsed, list) else [parsed]
 
     def client(self, text: str) -> None:
         for message in self._messages(text, "client"):
-            self._check(f"client {message.get('_tag') if isinstance(message, dict) else '?'}",
-                        ClientMessage, message)
-            if isinstance(message, dict) and message.get("_tag") == "Request":
+            tag = message.get("_tag") if isinstance(message, dict) else None
+            ok = self._check(f"client {tag}", ClientMessage, message)
+            if tag == "Request":
                 method = str(message.get("tag"))
-                self._methods[str(message.get("id"))] = method
+                request_id = str(message.get("id"))
+                self._methods[request_id] = method
                 spec = _STREAMS.get(method) or _UNARY.get(method)
                 if spec is not None:
-                    self._check(f"payload {method}", spec[0], message.get("payload"))
+                    ok = self._check(f"payload {method}", spec[0], message.get("payload")) and ok
+                if ok:
+                    self._well_formed.add(request_id)
 
     def server(self, text: str) -> None:
         for message in self._messages(text, "server"):
             tag = message.get("_tag") if isinstance(message, dict) else None
-            self._check(f"server {tag}", ServerMessage, message)
+            request_id = message.get("requestId") if isinstance(message, dict) else None
+            self._server = request_id is None or str(request_id) in self._well_formed
+            self._check(f"server {tag}", ServerMessage, message, server=self._server)
             if tag == "Chunk":
                 self._chunk(message)
             elif tag == "Exit":
@@ -140,7 +157,7 @@ class WireCheck:
         if spec is None:
             return
         for value in message.get("values") or []:
-            self._check(f"{method} {_label(value)}", spec[1], value)
+            self._check(f"{method} {_label(value)}", spec[1], value, server=self._server)
 
     def _exit(self, message: dict[str, Any]) -> None:
         method = self._methods.get(str(message.get("requestId"))) or "?"
@@ -150,11 +167,15 @@ class WireCheck:
         if exit_.get("_tag") == "Failure":
             for cause in exit_.get("cause") or []:
                 if isinstance(cause, dict) and cause.get("_tag") == "Fail":
-                    self._check(f"{method} Fail", RpcError, cause.get("error"))
+                    self._check(f"{method} Fail", RpcError, cause.get("error"), server=self._server)
             return
         if method in _STREAMS:
             self.counts[f"{method} Exit"] += 1
             if "value" not in exit_ or exit_["value"] is not None:
-                self.problems.append(f"{method} Exit: a stream's success value must be null")
+                problem = f"{method} Exit: a stream's success value must be null"
+                self.problems.append(problem)
+                if self._server:
+                    self.server_problems.append(problem)
         elif method in _UNARY:
-            self._check(f"{method} result", _UNARY[method][1], exit_.get("value"))
+            self._check(f"{method} result", _UNARY[method][1], exit_.get("value"),
+                        server=self._server)

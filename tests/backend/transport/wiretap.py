@@ -40,6 +40,11 @@ class WireTap:
     def problems(self) -> list[str]:
         return [p for check in self.checks.values() for p in check.problems]
 
+    @property
+    def server_problems(self) -> list[str]:
+        """What the server got wrong (not a test's deliberately bad client frames)."""
+        return [p for check in self.checks.values() for p in check.server_problems]
+
     def counts(self) -> dict[str, int]:
         total: dict[str, int] = {}
         for check in self.checks.values():
