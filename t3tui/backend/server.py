@@ -26,7 +26,7 @@ from t3tui.backend.subscriptions import (
     subscribe_thread,
     wire,
 )
-from t3tui.protocol import ProtocolError, methods
+from t3tui.protocol import ProtocolError, contract, methods
 from t3tui.protocol.commands import LaunchThreadInput, decode_command
 from t3tui.protocol.errors import DispatchCommandError, ThreadLaunchError
 
@@ -166,6 +166,9 @@ class BackendServer:
 
     async def _dispatch(self, payload: dict[str, Any]) -> Any:
         command = decode_command(payload)
+        if payload.get("type") in contract.COMMAND_TYPES:
+            # as upstream's schema decode: a value outside the contract never reaches an entity
+            _refuse_off_contract(f"{payload['type']} command", contract.Command, payload)
         try:
             sequence = await self.engine.dispatch(command)
         except CommandRejected as rejected:
@@ -183,6 +186,7 @@ class BackendServer:
             launch = LaunchThreadInput.from_wire(payload)
         except ProtocolError as error:
             raise RpcDie(error.message) from None
+        _refuse_off_contract("launchThread input", contract.LaunchThreadInput, payload)
         try:
             return await self.engine.launch_thread(launch)
         except CommandRejected as rejected:
@@ -192,6 +196,14 @@ class BackendServer:
                 message=rejected.message,
             )
             raise RpcFailure(wire(error)) from None
+
+
+def _refuse_off_contract(what: str, schema: Any, payload: dict[str, Any]) -> None:
+    """Die (as a payload failing upstream's schema does) naming the first problem."""
+    problems = contract.violations(schema, payload)
+    if problems:
+        more = f" (+{len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise RpcDie(f"invalid {what}: {problems[0]}{more}")
 
 
 @dataclass(frozen=True)

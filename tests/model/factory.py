@@ -6,6 +6,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import quote
 
+from t3tui.backend.engine.capabilities import provider_capabilities
+
 T0 = datetime(2026, 10, 4, 12, 0, 0, tzinfo=UTC)
 
 
@@ -26,9 +28,11 @@ def task_ids(client_request_id: str, namespace: str = "sess-1") -> tuple[str, st
     return f"node:delegated-task:{command}", f"thread:delegated-task:{command}"
 
 
-def lineage(parent: str | None, relationship: str | None = "subagent") -> dict[str, Any]:
+def lineage(parent: str | None, relationship: str | None = "subagent",
+            own_id: str | None = None) -> dict[str, Any]:
+    """A top-level thread is its own root; a child names its parent (the fixtures are shallow)."""
     return {"parentThreadId": parent, "relationshipToParent": relationship if parent else None,
-            "rootThreadId": parent}
+            "rootThreadId": parent or own_id}
 
 
 def app_thread(tid: str, title: str, created: float, parent: str | None = None,
@@ -42,7 +46,7 @@ def app_thread(tid: str, title: str, created: float, parent: str | None = None,
         "modelSelection": {"instanceId": "codex", "model": "gpt-5"},
         "runtimeMode": "full-access", "interactionMode": "default",
         "branch": "main", "worktreePath": "/home/user/project",
-        "lineage": lineage(parent, relationship),
+        "lineage": lineage(parent, relationship, tid),
         "forkedFrom": None, "activeProviderThreadId": None,
         "createdAt": iso(created), "updatedAt": iso(updated if updated is not None else created),
         "archivedAt": iso(archived_at), "deletedAt": None,
@@ -123,7 +127,7 @@ def provider_thread(ptid: str, tid: str, session: str | None, status: str,
 
 def provider_session(sid: str, status: str, updated: float) -> dict[str, Any]:
     return {"id": sid, "driver": "codex", "providerInstanceId": "codex", "cwd": "/home/user/project",
-            "model": "gpt-5", "capabilities": {"sessions": {"supportsMultipleProviderThreadsPerSession": True}},
+            "model": "gpt-5", "capabilities": provider_capabilities(steering=True),
             "status": status, "createdAt": iso(0), "updatedAt": iso(updated), "lastError": None}
 
 
@@ -166,7 +170,7 @@ def turn_item(item_id: str, tid: str, rid: str, kind: str, started: float, updat
 
 
 def runtime_request(req_id: str, kind: str, status: str, created: float) -> dict[str, Any]:
-    return {"id": req_id, "nodeId": None, "providerTurnId": None, "nativeRequestRef": None,
+    return {"id": req_id, "nodeId": f"node-{req_id}", "providerTurnId": None, "nativeRequestRef": None,
             "kind": kind, "status": status, "responseCapability": {"type": "message"},
             "createdAt": iso(created), "resolvedAt": None}
 

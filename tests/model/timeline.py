@@ -22,6 +22,13 @@ _LISTS = {
 }
 
 
+_PROJECTION_LISTS = (
+    "runs", "attempts", "nodes", "subagents", "providerSessions", "providerThreads",
+    "providerTurns", "runtimeRequests", "messages", "plans", "turnItems", "checkpointScopes",
+    "checkpoints", "contextHandoffs", "contextTransfers",
+)
+
+
 def _list_for(etype: str) -> str | None:
     for prefix, key in _LISTS.items():
         if etype.startswith(prefix):
@@ -37,6 +44,7 @@ class Timeline:
         self.rows: dict[str, tuple[dict[str, Any], str]] = {}
         self.projections: dict[str, dict[str, Any]] = defaultdict(dict)
         self.subscribed: list[str] = []
+        self.updated_at: dict[str, str] = {}
         self.frames.append({"stream": "shell", "item": {"kind": "snapshot", "snapshot": {
             "schemaVersion": 1, "snapshotSequence": self.seq, "projects": [], "threads": [],
             "archivedThreads": []}}})
@@ -79,6 +87,7 @@ class Timeline:
         if run_id:
             event["runId"] = run_id
         self._fold(thread_id, etype, payload)
+        self.updated_at[thread_id] = event["occurredAt"]
         if thread_id in self.subscribed:
             self.frames.append({"stream": "thread", "threadId": thread_id,
                                 "item": {"kind": "event", "sequence": seq, "event": event}})
@@ -99,14 +108,23 @@ class Timeline:
         items.append(payload)
 
     def projection(self, thread_id: str) -> dict[str, Any]:
-        proj = copy.deepcopy(self.projections[thread_id])
-        if "thread" not in proj and thread_id in self.rows:
+        """The thread's projection so far, with every key of the V2 contract's projection."""
+        folded = copy.deepcopy(self.projections[thread_id])
+        proj: dict[str, Any] = {"thread": folded.pop("thread", None)}
+        if proj["thread"] is None and thread_id in self.rows:
             row = self.rows[thread_id][0]
             proj["thread"] = {k: row[k] for k in (
                 "createdBy", "creationSource", "id", "projectId", "title", "providerInstanceId",
                 "modelSelection", "runtimeMode", "interactionMode", "branch", "worktreePath",
                 "lineage", "forkedFrom", "activeProviderThreadId", "createdAt", "updatedAt",
-                "archivedAt", "deletedAt", "settledOverride", "settledAt")}
+                "archivedAt", "deletedAt", "settledOverride", "settledAt", "lastVisitedAt")}
+        for key in _PROJECTION_LISTS:
+            proj[key] = folded.get(key, [])
+        proj["visibleTurnItems"] = [
+            {"position": i, "visibility": "local", "sourceThreadId": item["threadId"],
+             "sourceItemId": item["id"], "item": item}
+            for i, item in enumerate(proj["turnItems"])]
+        proj["updatedAt"] = self.updated_at.get(thread_id) or (proj["thread"] or {}).get("updatedAt")
         return proj
 
     def fresh(self) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ from t3tui.protocol import RunInterrupt, RuntimeRequestRespond, ThreadSettle
 from t3tui.protocol.contract import ThreadProjection, WireCheck, violations
 from tests.backend.transport.rawclient import RawRpc
 from tests.backend.transport.test_seeds_over_socket import (
+    DISPATCH,
     LAUNCH,
     PROJECTION,
     launch,
@@ -203,3 +204,28 @@ def test_the_check_rejects_envelope_mistakes() -> None:
     assert "exit.Success.value: Field required" in problems
     assert "a stream's success value must be null" in problems
     assert "orchestration.subscribeShell teleported" in problems
+
+
+async def test_a_command_outside_the_contract_is_refused_and_changes_nothing() -> None:
+    async with (
+        running_backend() as backend,
+        await RawRpc.open(backend.url, backend.token) as client,
+    ):
+        bad_launch = {**launch("odd", "Reply HI"), "runtimeMode": "yolo"}
+        reply = await client.call(LAUNCH, bad_launch)
+        assert reply["_tag"] == "Failure"
+        [cause] = reply["cause"]
+        assert cause["_tag"] == "Die" and "runtimeMode" in cause["defect"]
+        await client.ok(LAUNCH, launch("plain", "Reply HI"))
+        head = backend.engine.head
+        create = {"type": "thread.create", "commandId": "c-odd", "createdBy": "robot",
+                  "creationSource": "web", "threadId": "odd", "projectId": "project-1",
+                  "title": "Odd", "modelSelection": {"instanceId": "codex", "model": "gpt-5"},
+                  "runtimeMode": "full-access", "interactionMode": "default", "branch": None,
+                  "worktreePath": None}
+        reply = await client.call(DISPATCH, create)
+        [cause] = reply["cause"]
+        assert cause["_tag"] == "Die"
+        assert cause["defect"].startswith("invalid thread.create command: ")
+        assert "createdBy" in cause["defect"]
+        assert backend.engine.head == head and backend.engine.shell_row_wire("odd") is None
