@@ -115,3 +115,55 @@ def test_the_browser_shows_the_tree_and_a_key_acts(
     finally:
         browser.close()
     assert proc.poll() is None  # the server outlives its browser tab
+
+
+@pytest.fixture
+def web_frames(isolated_config: Path) -> Iterator[str]:
+    """`t3tui web --port 0 --frames showcase`: no backend, for the guard alone."""
+    proc = subprocess.Popen([sys.executable, "-m", "t3tui", "web", "--port", "0", "--frames",
+                             "showcase"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        assert proc.stdout is not None
+        ready, _, _ = select.select([proc.stdout], [], [], 60)
+        line = proc.stdout.readline() if ready else ""
+        found = re.search(r"open (http://127\.0\.0\.1:\d+/\?token=\S+)", line)
+        assert found, f"no URL printed: {line!r}"
+        yield found.group(1)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        assert proc.stderr is not None
+        err = proc.stderr.read()
+        assert "token=" not in err and "Traceback" not in err  # nothing logged the token
+
+
+def test_the_web_server_admits_only_the_token_holder_from_loopback(web_frames: str) -> None:
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    base, token = web_frames.split("/?token=")
+    port = base.rsplit(":", 1)[1]
+    assert status_of(base + "/") == 401
+    assert status_of(base + "/?token=" + token[:-1]) == 403
+    assert status_of(base + "/download/x") == 401
+    assert status_of(base + "/", {"Host": "attacker.example"}) == 421
+    assert status_of(base + "/static/js/textual.js") == 200  # the library's own files
+    # the token sets the session cookie and sends the browser to / without it in the URL
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+    with opener.open(web_frames, timeout=10) as page:
+        assert page.status == 200 and page.url == base + "/"
+        html = page.read().decode()
+    assert f"ws://127.0.0.1:{port}/ws" in html and "googleapis" not in html
+    cookie = next(c for c in opener.handlers if isinstance(c, urllib.request.HTTPCookieProcessor))
+    session = next(iter(cookie.cookiejar))
+    assert session.has_nonstandard_attr("HttpOnly") and session.name == "t3tui_web"
+    header = {"Cookie": f"{session.name}={session.value}"}
+    ws = f"ws://127.0.0.1:{port}/ws?width=80&height=24"
+    for headers in ({}, {**header, "Origin": "http://attacker.example"}):
+        with pytest.raises(InvalidStatus) as refused:
+            connect(ws, additional_headers=headers, origin=None, open_timeout=10).close()
+        assert refused.value.response.status_code in (401, 403)
+    with connect(ws, additional_headers=header, origin=f"http://127.0.0.1:{port}",
+                 open_timeout=10) as admitted:
+        assert admitted.recv(timeout=30)  # the app's first bytes
