@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import email.utils
 import http
+import ipaddress
 import json
 import platform
 import secrets
@@ -58,15 +59,116 @@ def build_descriptor(environment_id: str, label: str) -> EnvironmentDescriptor:
     )
 
 
+LOOPBACK_NAMES = frozenset({"localhost", "localhost.", "ip6-localhost"})
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def normalize_origin(origin: str) -> str | None:
+    """`scheme://host[:port]` in lower case without a default port or path; None when it is
+    not an http(s) origin (e.g. `null`)."""
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    host = parts.hostname.lower()
+    host = f"[{host}]" if ":" in host else host
+    default = 443 if parts.scheme == "https" else 80
+    return f"{parts.scheme}://{host}" + (f":{port}" if port and port != default else "")
+
+
+class OriginPolicy:
+    """Who may talk to this server from a browser, and under which host name.
+
+    DNS rebinding points an attacker's name at 127.0.0.1, so a page of theirs reaches a
+    loopback server with `Host: evil.example`; a page of any site can open a websocket to
+    localhost with `Origin: http://evil.example`. Accepted: a Host that is a loopback name or
+    address, the address the server is bound to, any IP address when it listens on every
+    interface (rebinding needs a name), and the host names of configured origins; an Origin
+    (sent only by browsers) that is the server's own (`http://<accepted host>:<its port>`) or
+    a configured one. Anything else is refused with 403 before any route runs.
+    """
+
+    def __init__(self, bind_host: str, allowed_origins: tuple[str, ...] = ()) -> None:
+        self.bind_host = bind_host.strip("[]").lower()
+        self.origins = frozenset(o for o in map(normalize_origin, allowed_origins) if o)
+        self.hosts = frozenset(urlsplit(o).hostname or "" for o in self.origins) - {""}
+
+    def host_ok(self, host: str) -> bool:
+        host = host.strip("[]").lower()
+        if _is_loopback(host) or host == self.bind_host or host in self.hosts:
+            return True
+        return self.bind_host in WILDCARD_HOSTS and _is_ip(host)
+
+    def origin_ok(self, origin: str, port: int) -> bool:
+        normal = normalize_origin(origin)
+        if normal is None:
+            return False
+        if normal in self.origins:
+            return True
+        parts = urlsplit(normal)
+        # This server speaks plain HTTP: its own origin is http://<accepted host>:<its port>.
+        return (parts.scheme == "http" and (parts.port or 80) == port
+                and self.host_ok(parts.hostname or ""))
+
+    def refusal(self, connection: ServerConnection, request: Request) -> Response | None:
+        """A 403 for a request from a host name or origin that is not accepted, else None."""
+        host_header = request.headers.get("Host", "")
+        try:
+            host = urlsplit(f"//{host_header}").hostname or ""
+        except ValueError:
+            host = ""
+        if not host or not self.host_ok(host):
+            return json_response(403, {
+                "code": "forbidden_host",
+                "message": "This server only answers to a loopback host name or its own "
+                           "address (DNS rebinding protection).",
+            })
+        origin = request.headers.get("Origin")
+        if origin is not None:
+            port = int(connection.local_address[1]) if connection.local_address else 0
+            if not self.origin_ok(origin, port):
+                return json_response(403, {
+                    "code": "forbidden_origin",
+                    "message": "Requests from this origin are not allowed (serve "
+                               "--allow-origin ORIGIN adds one).",
+                })
+        return None
+
+
 class HttpRoutes:
     """Answers the HTTP routes and gates the `/ws` upgrade (426 before 401, §2.6)."""
 
-    def __init__(self, auth: Authenticator, descriptor: EnvironmentDescriptor) -> None:
+    def __init__(self, auth: Authenticator, descriptor: EnvironmentDescriptor,
+                 policy: OriginPolicy | None = None) -> None:
         self._auth = auth
         self._descriptor = descriptor.to_wire()
+        self._policy = policy or OriginPolicy("127.0.0.1")
 
     def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         """websockets hook: a full response for HTTP routes, None to accept an upgrade."""
+        refused = self._policy.refusal(connection, request)
+        if refused is not None:
+            return refused
         path = urlsplit(request.path).path
         expected = _ROUTE_METHODS.get(path)
         if expected is None:

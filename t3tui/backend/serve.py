@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ipaddress
 import json
 import logging
 import os
@@ -16,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from t3tui.backend.auth import fingerprint, generate_token
+from t3tui.backend.auth import fingerprint, generate_token, register_secret, scrub
 from t3tui.backend.provider.faults import FAULTS
 from t3tui.backend.store import StoreError
 from t3tui.model.wiretext import DisplayFormatter
@@ -56,6 +57,24 @@ def register(subparsers: Any) -> None:
             f"bearer token clients must present (default: ${TOKEN_ENV}, else a random token "
             "printed once at startup)"
         ),
+    )
+    parser.add_argument(
+        "--token-file",
+        dest="serve_token_file",
+        type=Path,
+        metavar="PATH",
+        help="read the bearer token from PATH (keep it mode 0600); unlike --token, it is not "
+             "visible to other local users in `ps`",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        dest="allowed_origins",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="also accept browser requests from ORIGIN (e.g. http://localhost:5173), "
+             "repeatable; by default only the server's own origin (loopback) is accepted and "
+             "others get 403",
     )
     parser.add_argument(
         "--data-dir",
@@ -155,8 +174,11 @@ def run(args: argparse.Namespace) -> int:
     # one inert; tracebacks only at debug level.
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(DisplayFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s",
-                                          tracebacks=args.log_level == "debug"))
+                                          tracebacks=args.log_level == "debug", scrub=scrub))
     logging.basicConfig(level=getattr(logging, args.log_level.upper()), handlers=[handler])
+    # The event store and provider logs hold prompts and code: every file this process (and
+    # its agents) creates is private, whatever umask it was started with.
+    os.umask(0o077)
     try:
         return asyncio.run(_serve(args))
     except ServeError as error:
@@ -169,10 +191,12 @@ async def _serve(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise ServeError(f"--port must be between 0 and 65535, got {args.port}")
-    token = args.serve_token or os.environ.get(TOKEN_ENV) or ""
+    token = args.serve_token or _token_from_file(args.serve_token_file) \
+        or os.environ.get(TOKEN_ENV) or ""
     generated = not token
     if generated:
         token = generate_token()
+    register_secret(token)
     scenario = None if args.serve_scenario == "none" else args.serve_scenario
     params = _parse_params(args.scenario_params)
     with _data_dir(args.data_dir) as data_dir:
@@ -187,6 +211,7 @@ async def _serve(args: argparse.Namespace) -> int:
             dispatch=args.dispatch,
             faults=tuple(args.faults),
             t3_state=args.t3_state,
+            allowed_origins=tuple(args.allowed_origins),
         )
         stop = _stop_event(watch_stdin=args.exit_with_stdin)
         try:
@@ -203,6 +228,7 @@ async def _serve(args: argparse.Namespace) -> int:
                 if args.print_url_file:  # first, so that whoever reads stdout finds it
                     _write_url_file(args.print_url_file, backend, args.url_file_token)
                 _announce(backend.url, token if generated else None)
+                _warn_if_exposed(args.host, backend.port)
                 log.info("token %s, data dir %s", fingerprint(token), data_dir)
                 await stop.wait()
                 log.info("shutting down")
@@ -211,6 +237,42 @@ async def _serve(args: argparse.Namespace) -> int:
                 with contextlib.suppress(OSError):
                     args.print_url_file.unlink()
     return 0
+
+
+def _token_from_file(path: Path | None) -> str:
+    if path is None:
+        return ""
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+        raise ServeError(f"cannot read --token-file {path}: {reason}") from None
+    if not token:
+        raise ServeError(f"--token-file {path} is empty")
+    return token
+
+
+def is_loopback_host(host: str) -> bool:
+    if host.strip("[]").lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _warn_if_exposed(host: str, port: int) -> None:
+    """Binding beyond loopback is allowed, never silent."""
+    if is_loopback_host(host):
+        return
+    where = "every network interface" if host in ("0.0.0.0", "::", "") else host
+    print(
+        f"t3tui serve: WARNING: listening on {where} (port {port}), not only loopback: anyone "
+        "who can reach this machine on that port can try the token, and everything after it "
+        "(prompts, agent output, commands) travels in clear text over plain HTTP. Prefer the "
+        "default 127.0.0.1 with an SSH tunnel.",
+        file=sys.stderr, flush=True,
+    )
 
 
 def _parse_params(pairs: list[str]) -> dict[str, Any]:
@@ -251,7 +313,7 @@ def _write_url_file(path: Path, backend: Any, include_token: bool) -> None:
 def _data_dir(given: Path | None) -> Any:
     if given is not None:
         try:
-            given.mkdir(parents=True, exist_ok=True)
+            given.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as error:
             raise ServeError(f"cannot use --data-dir {given}: {error.strerror or error}") from None
         yield given

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import hashlib
 import logging
+import os
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,7 +18,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from t3tui.backend.auth import Authenticator, Clock, RedactingFilter, utc_now
 from t3tui.backend.engine.errors import CommandRejected
-from t3tui.backend.http import HttpRoutes, build_descriptor
+from t3tui.backend.http import HttpRoutes, OriginPolicy, build_descriptor
 from t3tui.backend.rpc import Method, RpcConnection, RpcDie, RpcFailure
 from t3tui.backend.subscriptions import (
     read_projection,
@@ -39,6 +40,16 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 3773
 # Snapshots of a busy demo are large; commands carry task texts of up to 120 000 characters.
 MAX_FRAME_BYTES = 16 * 1024 * 1024
+
+
+def private_dir(path: Path) -> None:
+    """Make our data directory 0700 (it may predate us, or come from a loose umask)."""
+    try:
+        if path.stat().st_uid == os.getuid() and path.stat().st_mode & 0o077:
+            path.chmod(0o700)
+            log.info("data dir %s made private (0700)", path)
+    except OSError as error:
+        log.warning("cannot make data dir %s private: %s", path, error.strerror or error)
 
 
 def environment_id_for(data_dir: Path) -> str:
@@ -76,12 +87,13 @@ class BackendServer:
         host: str = DEFAULT_HOST,
         port: int = DEFAULT_PORT,
         label: str = "t3tui reference backend",
+        allowed_origins: tuple[str, ...] = (),
     ) -> None:
         self.engine = engine
         self.host = host
         self._requested_port = port
         self._descriptor = build_descriptor(environment_id_for(data_dir), label)
-        self._routes = HttpRoutes(auth, self._descriptor)
+        self._routes = HttpRoutes(auth, self._descriptor, OriginPolicy(host, allowed_origins))
         self._cwd = str(getattr(engine, "workspace", data_dir))
         self._server: Server | None = None
         self._methods = self._method_table()
@@ -225,6 +237,8 @@ class BackendOptions:
     dispatch: str = "parallel"
     faults: tuple[str, ...] = ()
     clock: Clock = utc_now
+    # Browser origins allowed besides the server's own (see `http.OriginPolicy`).
+    allowed_origins: tuple[str, ...] = ()
     t3_state: Path | None = None  # keep a T3-layout state dir there (t3tui.backend.t3state)
 
 
@@ -266,7 +280,8 @@ async def open_backend(options: BackendOptions) -> AsyncIterator[RunningBackend]
         else None
     )
     try:
-        options.data_dir.mkdir(parents=True, exist_ok=True)
+        options.data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_dir(options.data_dir)
     except OSError as error:
         raise ValueError(f"cannot use data dir {options.data_dir}: {error.strerror}") from None
     engine = build_engine(options)
@@ -291,7 +306,8 @@ async def open_backend(options: BackendOptions) -> AsyncIterator[RunningBackend]
             ) from None
         auth = Authenticator(options.token, clock=options.clock)
         server = BackendServer(
-            engine, auth, data_dir=options.data_dir, host=options.host, port=options.port
+            engine, auth, data_dir=options.data_dir, host=options.host, port=options.port,
+            allowed_origins=options.allowed_origins,
         )
         await server.start()
         backend = RunningBackend(server, engine, options.token, options.data_dir)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -89,10 +90,14 @@ class EventStore:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         try:
+            # Created private (it holds every prompt and message), whatever the umask.
+            if not self.path.exists():
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
             self._db = sqlite3.connect(str(self.path), isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
+            # SQLite gives its -wal and -shm files the database file's mode.
             # WAL + NORMAL survives a process crash; only a power loss can drop the last commit
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)

@@ -52,6 +52,7 @@ async def running_backend(
     token: str | None = None,
     clock: Clock = utc_now,
     t3_state: str | os.PathLike[str] | None = None,
+    allowed_origins: Iterable[str] = (),
 ) -> AsyncIterator[RunningBackend]:
     """A backend on `127.0.0.1:0`: `b.url`, `b.ws_url`, `b.token`, `b.engine`, `b.port`.
 
@@ -70,6 +71,7 @@ async def running_backend(
             faults=tuple(faults),
             clock=clock,
             t3_state=Path(t3_state) if t3_state is not None else None,
+            allowed_origins=tuple(allowed_origins),
         )
         async with open_backend(options) as backend:
             yield backend
@@ -186,6 +188,7 @@ class BackendProcess:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        self._final_stderr = self.stderr_text()  # kept for reading after the stop
         for stream in (proc.stdin, proc.stdout, self._stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
@@ -207,12 +210,15 @@ class BackendProcess:
             self._lines.put(raw.decode(errors="replace"))
         self._lines.put(None)
 
-    def _stderr_tail(self, limit: int = 2000) -> str:
-        if self._stderr is None:
-            return ""
+    def stderr_text(self) -> str:
+        """Everything the server wrote to stderr so far (also after `stop()`)."""
+        if self._stderr is None or self._stderr.closed:
+            return getattr(self, "_final_stderr", "")
         self._stderr.seek(0)
-        text = self._stderr.read().decode(errors="replace").strip()
-        return text[-limit:] or "(no output)"
+        return self._stderr.read().decode(errors="replace")
+
+    def _stderr_tail(self, limit: int = 2000) -> str:
+        return self.stderr_text().strip()[-limit:] or "(no output)"
 
 
 def poll_until(

@@ -45,7 +45,14 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--token",
         default=argparse.SUPPRESS,
-        help="bearer token (env: T3TUI_TOKEN, T3CODE_TOKEN); never printed",
+        help="bearer token (env: T3TUI_TOKEN, T3CODE_TOKEN); never printed, but visible to "
+             "other local users in `ps`: prefer --token-file or the environment",
+    )
+    parser.add_argument(
+        "--token-file",
+        default=argparse.SUPPRESS,
+        metavar="PATH",
+        help="read the bearer token from PATH (keep it mode 0600)",
     )
     parser.add_argument(
         "--connect-timeout",
@@ -113,7 +120,8 @@ async def supervised(
     """Connect to the server named by `args` (or `target`), sync every stream of interest,
     then yield. With `recorder`, every frame of the session is recorded (`recording_to`)."""
     if target is None:
-        target = resolve_target(getattr(args, "url", None), getattr(args, "token", None))
+        target = resolve_target(getattr(args, "url", None), getattr(args, "token", None),
+                                token_file=getattr(args, "token_file", None))
     supervisor = Supervisor(config=config or DetectorConfig())
     session = Session(target, supervisor, recorder=recorder)
     runner = asyncio.create_task(session.run(), name="t3tui-session")
@@ -139,7 +147,8 @@ def recording_to(path: str | None, args: argparse.Namespace) -> Iterator[Recorde
     if not path:
         yield None
         return
-    target = resolve_target(getattr(args, "url", None), getattr(args, "token", None))
+    target = resolve_target(getattr(args, "url", None), getattr(args, "token", None),
+                            token_file=getattr(args, "token_file", None))
     try:
         recorder = Recorder(path, url=target.base_url)
     except OSError as exc:

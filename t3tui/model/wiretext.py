@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -128,9 +129,11 @@ class DisplayFormatter(logging.Formatter):
     messages quote wire text), and an exception is its one-line summary unless `tracebacks`
     (debug logging), so a hostile frame cannot print a traceback or an escape to stderr."""
 
-    def __init__(self, fmt: str | None = None, *, tracebacks: bool = False) -> None:
+    def __init__(self, fmt: str | None = None, *, tracebacks: bool = False,
+                 scrub: Callable[[str], str] | None = None) -> None:
         super().__init__(fmt)
         self.tracebacks = tracebacks
+        self.scrub = scrub  # e.g. the server's token redaction, over the whole line
 
     def format(self, record: logging.LogRecord) -> str:
         if not self.tracebacks and record.exc_info:
@@ -140,4 +143,6 @@ class DisplayFormatter(logging.Formatter):
             record.args = None
             record.exc_info = record.exc_text = None
         text = super().format(record)
+        if self.scrub is not None:
+            text = self.scrub(text)
         return display_text(text, one_line=not self.tracebacks)

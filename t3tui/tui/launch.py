@@ -12,7 +12,11 @@ import argparse
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", help="T3 Code server base URL (env: T3TUI_URL, T3CODE_URL)")
     parser.add_argument(
-        "--token", help="bearer token (env: T3TUI_TOKEN, T3CODE_TOKEN); never logged"
+        "--token", help="bearer token (env: T3TUI_TOKEN, T3CODE_TOKEN); never logged, but "
+                        "visible to other local users in `ps`: prefer --token-file or the env"
+    )
+    parser.add_argument(
+        "--token-file", metavar="PATH", help="read the bearer token from PATH (mode 0600)"
     )
     parser.add_argument(
         "--config", metavar="PATH", help="config file (default: ~/.config/t3tui/config.toml)"

@@ -144,7 +144,8 @@ def _live_source(args: argparse.Namespace, url_given: bool, backends: list[Any],
         return MultiSource([EnvSource(e.name, LiveSource(e.target, proof=homes_from(args)))
                             for e in environments])
     if url_given:
-        return LiveSource(resolve_target(args.url, args.token), proof=homes_from(args))
+        target = resolve_target(args.url, args.token, token_file=getattr(args, "token_file", None))
+        return LiveSource(target, proof=homes_from(args))
     scenario = getattr(args, "scenario", None)
     if scenario:
         backend, target = _start_demo(scenario, demo_dirs)

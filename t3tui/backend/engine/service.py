@@ -60,7 +60,7 @@ class Engine:
 
     async def start(self) -> None:
         """Rebuild state from the store, end work the last process left live, start providers."""
-        self.workspace.mkdir(parents=True, exist_ok=True)
+        self.workspace.mkdir(parents=True, exist_ok=True, mode=0o700)
         # A previous run killed with -9 could not end its agents: end them before any new one.
         self.ledger.reap_previous()
         self.core.projects = self.config.project_rows(self.workspace, self.core.now())

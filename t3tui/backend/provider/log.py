@@ -7,6 +7,7 @@ orchestration still says `running`. Entries go to memory and to a JSONL file in 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -24,8 +25,10 @@ class ProviderLog:
         self.entries: list[dict[str, Any]] = []
         self._file = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = path.open("a", encoding="utf-8")
+            # Private whatever the umask: it holds prompts and agent output.
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            self._file = os.fdopen(fd, "a", encoding="utf-8")
 
     def write(self, event: str, **fields: Any) -> dict[str, Any]:
         entry = {"at": format_ts(self._clock()), "event": event, **fields}
