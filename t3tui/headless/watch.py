@@ -56,6 +56,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_server_arguments(parser)
 
 
+def _undelivered_hint(change: Change) -> tuple[str, str] | None:
+    """A result that will not reach its parent says so, and what to run about it."""
+    finding = change.finding
+    if change.kind != "finding" or finding is None:
+        return None
+    child = short_id(change.thread_id)
+    if finding.kind == "undelivered_result":
+        return "undelivered", f"the parent was never told; t3tui forward {child}"
+    if finding.kind == "orphaned_delivery":
+        return "orphaned", (f"the parent will not be told; t3tui forward {child} once it finishes, "
+                            f"or stop it: t3tui interrupt {child} --tree")
+    return None
+
+
 class Printer:
     def __init__(self, ndjson: bool, environment: str | None = None) -> None:
         """`environment`: with several (`--env`), every line and record names its own."""
@@ -107,6 +121,10 @@ class Printer:
             }
             text.append("  ").append(one_line(finding.reason))
             text.append(f"  [{finding.rule}]", style="dim")
+            hint = _undelivered_hint(change)
+            if hint:
+                record["notify"], line = hint
+                text.append(f"  → {line}", style="bold")
         elif detail := reason_detail(change.new_state or "", change.reason):
             text.append("  ").append(one_line(detail), style="dim")
         text.append(f"  {short_id(change.thread_id)}", style="dim")

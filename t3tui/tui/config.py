@@ -9,7 +9,7 @@ an error):
     [notifications]
     bell = false           # terminal bell on a real transition
     toast = true           # toast on a real transition
-    on = ["stuck", "needs-input", "finished"]
+    on = ["stuck", "needs-input", "finished", "undelivered", "orphaned"]
     [checkin]
     timeout = 120          # seconds before an unanswered check-in is called unanswered
     text = "Reply exactly PONG"
@@ -39,7 +39,7 @@ from t3tui.tui.keys import ACTIONS, BY_ID
 FIXED_KEYS = {"j": "the tree", "k": "the tree", "up": "the tree", "down": "the tree",
               "space": "the tree", "escape": "dialogs and the filter",
               "ctrl+p": "the command palette"}
-NOTIFY_EVENTS = frozenset({"stuck", "needs-input", "finished"})
+NOTIFY_EVENTS = frozenset({"stuck", "needs-input", "finished", "undelivered", "orphaned"})
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 

@@ -2,7 +2,9 @@
 
 Only real transitions between two synchronized views (the model's `changes` already ignores
 threads seen for the first time): a thread became stuck, needs input, or finished. Never for
-a thread the user just acted on (their own interrupt), never for replayed history.
+a thread the user just acted on (their own interrupt), never for replayed history. Also when a child's
+result will not reach its parent: an `undelivered_result` or `orphaned_delivery` finding that
+appears on a thread already seen (not on first sight), or a parent turning `orphaned`.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from t3tui.model import Change
 from t3tui.tui.labels import glyph
 
 # Leaving one of these for done/idle/settled counts as "finished".
-WORKING = frozenset({"running", "waiting", "draining", "queued", "creating", "stuck", "needs-input"})
+WORKING = frozenset({"running", "waiting", "draining", "queued", "creating", "stuck", "needs-input",
+                     "orphaned"})
 FINISHED = frozenset({"done", "idle", "settled"})
 
 
 @dataclass(frozen=True)
 class Notice:
-    event: str          # stuck | needs-input | finished
+    event: str          # stuck | needs-input | finished | undelivered | orphaned
     thread_id: str
     text: str
     severity: str       # information | warning | error
@@ -54,6 +57,19 @@ def notices(
 
 def _notice(change: Change) -> Notice | None:
     title = change.title or change.thread_id
+    finding = change.finding
+    if change.kind == "finding" and finding is not None and change.old_state is not None:
+        if finding.kind == "undelivered_result":
+            return Notice("undelivered", change.thread_id,
+                          f"⚑ {title}: its result never reached the parent ({finding.reason}); "
+                          "forward it (f)", "warning", title)
+        if finding.kind == "orphaned_delivery":
+            return Notice("orphaned", change.thread_id,
+                          f"⚑ {title}: still working, but its parent will not be told ({finding.reason})",
+                          "warning", title)
+    if change.kind == "state" and change.new_state == "orphaned":
+        return Notice("orphaned", change.thread_id,
+                      f"{glyph('orphaned')} {title}: {change.reason}", "warning", title)
     if change.kind == "state" and change.new_state == "stuck":
         return Notice("stuck", change.thread_id,
                       f"{glyph('stuck')} {title} looks stuck: {change.reason}", "error", title)
@@ -68,13 +84,15 @@ def _notice(change: Change) -> Notice | None:
     return None
 
 
-HEADLINES = {"stuck": "look stuck", "needs-input": "need input", "finished": "finished"}
+HEADLINES = {"stuck": "look stuck", "needs-input": "need input", "finished": "finished",
+             "undelivered": "have results their parents never got",
+             "orphaned": "work for parents that will not be told"}
 
 
 def grouped(found: list[Notice]) -> list[Notice]:
     """One toast per kind of event: a burst of finishes is one line, not a wall of toasts."""
     out = []
-    for event in ("stuck", "needs-input", "finished"):
+    for event in ("stuck", "needs-input", "undelivered", "orphaned", "finished"):
         same = [n for n in found if n.event == event]
         if len(same) == 1:
             out.append(same[0])

@@ -205,3 +205,21 @@ def test_an_empty_thread_argument_names_no_thread() -> None:
     for text in ("", "  "):
         with pytest.raises(CommandError, match="no THREAD given"):
             find_thread(sup.view(NOW), text)
+
+
+def test_watch_says_when_a_result_will_not_reach_its_parent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    finding = Finding("undelivered_result", CHILD_B, "undelivered-result",
+                      "finished 2m ago; result pending and Panel has not run since", {}, at(100))
+    Printer(ndjson=False).change(Change("finding", CHILD_B, "Review B", "done", "done",
+                                        finding.reason, NOW, finding))
+    assert capsys.readouterr().out.splitlines() == [
+        "12:03:20  ⚑ undelivered  Review B  finished 2m ago; result pending and Panel has not run "
+        "since  [undelivered-result]  → the parent was never told; t3tui forward review-b  review-b"]
+    orphaned = Finding("orphaned_delivery", CHILD_B, "wake-disposed-while-running", "cohort stopped")
+    Printer(ndjson=True).change(Change("finding", CHILD_B, "Review B", "running", "running",
+                                       orphaned.reason, NOW, orphaned))
+    import json
+    record = json.loads(capsys.readouterr().out)
+    assert record["notify"] == "orphaned" and record["finding"]["kind"] == "orphaned_delivery"

@@ -255,3 +255,24 @@ def test_screen_safe_shows_escapes_inert_and_keeps_styles() -> None:
     plain = Text("nothing to drop\n")
     assert screen_safe(plain) is plain
     assert display_text("a\x1b[5;1Hb\x07c") == "a␛[5;1Hb␇c"
+
+
+def test_undelivered_and_orphaned_results_notify_but_never_on_first_sight() -> None:
+    from t3tui.model import Finding
+
+    undelivered = Finding("undelivered_result", "c1", "undelivered-result", "finished 2m ago")
+    orphaned = Finding("orphaned_delivery", "c2", "wake-disposed-while-running", "cohort stopped")
+    found = notices(
+        [Change("finding", "c1", "Wave three", "done", "done", "x", NOW, undelivered),
+         Change("finding", "c2", "Crawl", "running", "running", "x", NOW, orphaned),
+         Change("state", "p1", "Sweep", "running", "orphaned", "children orphaned (1 …)", NOW),
+         # a thread seen for the first time with its finding: history, not news
+         Change("finding", "c3", "Old", None, "done", "x", NOW, undelivered)],
+        events=frozenset({"undelivered", "orphaned"}), quiet={}, now=NOW)
+    assert [(n.event, n.thread_id) for n in found] == [
+        ("undelivered", "c1"), ("orphaned", "c2"), ("orphaned", "p1")]
+    assert "never reached the parent" in found[0].text and "forward" in found[0].text
+    assert notices([Change("finding", "c1", "W", "done", "done", "x", NOW, undelivered)],
+                   events=frozenset({"stuck"}), quiet={}, now=NOW) == []
+    [group] = [n for n in grouped(found) if n.event == "orphaned"]
+    assert group.text == "2 threads work for parents that will not be told: Crawl, Sweep"
