@@ -25,6 +25,9 @@ SUBCOMMANDS: dict[str, str] = {
     "settle": "t3tui.headless.settle",
     "interrupt": "t3tui.headless.interrupt",
     "web": "t3tui.tui.web",
+    "forward": "t3tui.headless.forward",
+    "dispose": "t3tui.headless.dispose",
+    "acknowledge": "t3tui.headless.acknowledge",
     "record": "t3tui.headless.record",
     "report": "t3tui.headless.report",
 }

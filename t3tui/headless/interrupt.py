@@ -1,4 +1,7 @@
-"""`t3tui interrupt THREAD [--child|--parent]`: interrupt one run and confirm from the stream.
+"""`t3tui interrupt THREAD [--child|--parent|--tree]`: interrupt runs and confirm from the stream.
+
+`--tree` stops THREAD and every active descendant, deepest first, each confirmed from the
+stream, then prints what stopped and what did not (exit 0 only when all did).
 
 `--child` targets the child whose result a hung wait call of THREAD is blocked on; `--parent`
 targets THREAD's parent. Success is reported only when the stream shows the run no longer
@@ -8,6 +11,7 @@ active; otherwise it says plainly that the interrupt did not land in time.
 from __future__ import annotations
 
 import argparse
+import io
 
 from rich.console import Console
 from rich.text import Text
@@ -17,6 +21,7 @@ from t3tui.headless import common
 from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread
 from t3tui.headless.render import title_of
 from t3tui.model import SupervisorView, ThreadRow
+from t3tui.model.forwarding import stop_order
 from t3tui.protocol.commands import RunInterrupt
 
 REASON = "t3tui: user interrupt"
@@ -37,6 +42,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--child", action="store_true", help="the child that THREAD's hung wait is blocked on"
     )
     which.add_argument("--parent", action="store_true", help="THREAD's parent")
+    which.add_argument("--tree", action="store_true",
+                       help="THREAD and every active descendant, deepest first")
     common.add_timeout(parser, "wait S seconds for the run to end (default: 15)", 15.0)
     common.add_server_arguments(parser)
 
@@ -73,6 +80,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def interrupt(on: OnThread, out: Console, args: argparse.Namespace) -> int:
+    if args.tree:
+        return await interrupt_tree(on, out, args)
     target = pick_target(on.view, on.row, args)
     title = title_of(target, target.id)
     run_id = target.active_run_id
@@ -101,3 +110,65 @@ async def interrupt(on: OnThread, out: Console, args: argparse.Namespace) -> int
         "Check `t3tui status`; settling or a new message may be needed."
     )
     return EXIT_FLAGGED
+
+
+async def interrupt_tree(on: OnThread, out: Console, args: argparse.Namespace) -> int:
+    """Stop `on.row` and its active descendants, deepest first; a summary of each outcome."""
+    targets = stop_order(on.view, on.row.id)
+    if not targets:
+        out.print(Text("nothing to interrupt: no active run in the subtree of ").append(
+            title_of(on.row, on.row.id)))
+        return EXIT_FLAGGED
+    stopped: list[str] = []
+    not_stopped: list[str] = []
+    for target in targets:
+        title = title_of(target, target.id)
+        run_id = target.active_run_id
+        assert run_id is not None
+        now_row = on.supervisor.row(target.id, common.now())
+        if now_row is None or now_row.active_run_id != run_id:
+            # a parent whose wait returned when its child stopped may finish on its own
+            stopped.append(target.id)
+            out.print(Text("  ended        ", style="green").append(title)
+                      .append(f"  run {run_id} ended on its own before its turn", style="dim"))
+            continue
+        command = RunInterrupt(command_id=new_command_id(), thread_id=target.id, run_id=run_id,
+                               reason=REASON)
+        said = io.StringIO()  # a refusal, verbatim, goes into this target's summary line
+        sent = await common.send_and_confirm(
+            on, command, target.id, lambda r, run_id=run_id: r.active_run_id != run_id,
+            args.timeout, Console(file=said, highlight=False, emoji=False, width=10_000))
+        if sent.refused:
+            # refused because the run ended meanwhile (a parent whose wait returned when its
+            # child stopped finishes its turn): the stream has the last word
+            ended = await on.session.wait_until(
+                lambda t=target.id, r=run_id: _ended(on, t, r), 2.0)
+            if ended:
+                stopped.append(target.id)
+                out.print(Text("  ended        ", style="green").append(title).append(
+                    f"  run {run_id} {ended.run_status or 'ended'} on its own", style="dim"))
+                continue
+        if sent.row is not None:
+            stopped.append(target.id)
+            line = Text("  stopped      ", style="green").append(title)
+            line.append(f"  run {run_id} {sent.row.run_status or 'ended'}", style="dim")
+        elif sent.refused:
+            not_stopped.append(target.id)
+            line = Text("  refused      ", style="red").append(title)
+            line.append("  " + " ".join(said.getvalue().split()), style="dim")
+        else:
+            not_stopped.append(target.id)
+            line = Text("  not stopped  ", style="yellow").append(title)
+            line.append(f"  run {run_id} still active after {args.timeout:g}s", style="dim")
+        out.print(line)
+    head = Text(f"stopped {len(stopped)} of {len(targets)}", style="bold")
+    if not_stopped:
+        head.append(" · still running: " + ", ".join(not_stopped), style="yellow")
+        head.append("\nA stop that does not land may need a forced stop (in the app: i twice).")
+    out.print(head)
+    return EXIT_FLAGGED if not_stopped else EXIT_OK
+
+
+def _ended(on: OnThread, thread_id: str, run_id: str) -> ThreadRow | None:
+    row = on.supervisor.row(thread_id, common.now())
+    return row if row is not None and row.active_run_id != run_id else None

@@ -255,7 +255,8 @@ class Assembler:
             creation_source=own.creation_source,
             location=(rec.location if rec.shell else "active") if own.has_record else "unknown",
             orphan=rec.parent is not None and not parent_visible,
-            task=task.as_info(self.now) if task else None,
+            task=task.as_info(self.now, ctx.parent.cohorts.get(task.run_id or "")
+                              if ctx.parent is not None else None) if task else None,
             pending_request=own.pending,
             latest_message=own.latest_message,
             last_activity_at=own.last_activity_at,

@@ -45,6 +45,7 @@ class TaskFacts:
     published: bool
     client_request_id: str | None
     prompt: str | None = None             # the task text the child was given
+    result: str | None = None             # the published result text
 
     @property
     def terminal(self) -> bool:
@@ -68,7 +69,7 @@ class TaskFacts:
             return "returned"
         return "timed_out"
 
-    def as_info(self, now: datetime) -> TaskInfo:
+    def as_info(self, now: datetime, cohort: str | None = None) -> TaskInfo:
         return TaskInfo(
             task_id=self.task_id, parent_thread_id=self.parent_id, parent_run_id=self.run_id,
             client_request_id=self.client_request_id, title=self.title, origin=self.origin,
@@ -77,6 +78,7 @@ class TaskFacts:
             status=self.status,
             delivery=self.delivery, started_at=self.started_at, completed_at=self.completed_at,
             result_published=self.published or self.terminal,
+            result=self.result, cohort=cohort,
         )
 
 
@@ -186,6 +188,7 @@ def task_facts(parent_id: str, proj: Projection) -> tuple[TaskFacts, ...]:
             published=(child in proj.published) if child else False,
             client_request_id=crid,
             prompt=string(row.get("prompt")),
+            result=string(row.get("result")),
         ))
     return tuple(out)
 

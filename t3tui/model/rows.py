@@ -55,6 +55,8 @@ class TaskInfo:
     started_at: datetime | None
     completed_at: datetime | None
     result_published: bool             # a subagent_result transfer exists (or terminal row)
+    result: str | None = None          # the published result text (untrusted agent text)
+    cohort: str | None = None          # the spawning parent run's wake disposition
 
 
 @dataclass(frozen=True)

@@ -392,6 +392,11 @@ class Supervisor:
     def protocol_log(self, thread_id: str) -> ProtocolLog | None:
         return self._logs.get(thread_id)
 
+    def has_message(self, thread_id: str, message_id: str) -> bool:
+        """The thread's stream shows message `message_id` (a message we sent has landed)."""
+        rec = self._ix.records.get(thread_id)
+        return bool(rec and rec.proj and message_id in rec.proj.messages)
+
     # -- interrupts this client sent --
 
     def record_interrupt(self, thread_id: str, run_id: str, at: datetime) -> None:

@@ -327,11 +327,22 @@ class Delegation:
         return self._update_row(command, {"completionWake": command["completionWake"]})
 
     def acknowledge(self, command: dict[str, Any]) -> int:
+        _, row = self._row(command)
+        state = (row.get("completionDelivery") or {}).get("state")
+        if row.get("status") not in TERMINAL_TASK:
+            raise CommandRejected(
+                f"Task {row['id']} has no result to acknowledge (status {row.get('status')}).")
+        if state in ("acknowledged", "disposed"):
+            raise CommandRejected(f"Task {row['id']} completion delivery is already {state}.")
         return self._update_row(command, {"completionDelivery": {
             "state": "acknowledged", "observedByRunId": command.get("observedByRunId")}})
 
     def dispose(self, command: dict[str, Any]) -> int:
         _, row = self._row(command)
+        state = (row.get("completionDelivery") or {}).get("state")
+        if state in ("delivered", "acknowledged", "disposed"):
+            # §4.1 rule 1: a task already told (or let go) has nothing left to dispose
+            raise CommandRejected(f"Task {row['id']} completion delivery is already {state}.")
         observed = (row.get("completionDelivery") or {}).get("observedByRunId")
         return self._update_row(command, {"completionDelivery": {
             "state": "disposed", "observedByRunId": observed}})

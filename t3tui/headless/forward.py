@@ -1,0 +1,93 @@
+"""`t3tui forward CHILD [--yes] [--force]`: hand a child's result to its parent.
+
+For a delegated child whose result will not reach its parent by itself (still pending or
+claimed, its wake disposed, or its parent's cohort stopped), send the parent one user message
+quoting the child's final answer with its title and task id. The exact text is printed first;
+it is sent only once confirmed (a terminal prompt, or `--yes`). Exit 0 when the parent's
+stream shows the message, 1 when refused or not confirmed, 2 on usage/connection errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rich.console import Console
+from rich.text import Text
+
+from t3tui.client.outcome import new_command_id
+from t3tui.headless import common
+from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread
+from t3tui.headless.render import title_of
+from t3tui.model.forwarding import forward_refusal, forward_text
+from t3tui.protocol.commands import MessageDispatch, QueueAfterActive, StartImmediately
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = common.add_thread_command(
+        subparsers, "forward",
+        help="send a child's undelivered result to its parent (shows the text first)",
+        description=(
+            "Send THREAD's final answer to its parent as a user message quoting it, with the "
+            "child's title and task id: for a result the parent was never told (pending, "
+            "disposed, or its parent stopped). Prints the exact text, then asks; --yes sends "
+            "without asking. Exit 0: the parent's stream shows the message; 1: refused or not "
+            "confirmed; 2: error."
+        ),
+    )
+    parser.add_argument("--yes", action="store_true", help="send without asking")
+    parser.add_argument("--force", action="store_true",
+                        help="forward even though the parent was already told")
+    common.add_timeout(parser, "wait S seconds for the parent's stream (default: 15)", 15.0)
+    common.add_server_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    return common.run_on_thread(args, forward)
+
+
+def confirmed(args: argparse.Namespace) -> bool:
+    if args.yes:
+        return True
+    if not sys.stdin.isatty():
+        raise CommandError("not sent: confirm with --yes (the exact text is above)")
+    return input("Send this to the parent? [y/N] ").strip().casefold() in ("y", "yes")
+
+
+async def forward(on: OnThread, out: Console, args: argparse.Namespace) -> int:
+    child = on.row
+    why_not = forward_refusal(child, force=args.force)
+    if why_not is not None:
+        raise CommandError(why_not)
+    parent = on.view.row(child.task.parent_thread_id) if child.task else None
+    if parent is None:
+        raise CommandError(f"{child.id}'s parent is not on this server")
+    text = forward_text(child)
+    out.print(Text("To ", style="bold").append(title_of(parent, parent.id)).append(":", style="bold"))
+    out.print(Text(text))  # plain text: agent words are never markup
+    if not confirmed(args):
+        out.print("not sent")
+        return EXIT_FLAGGED
+    busy = parent.active_run_id is not None
+    message_id = new_command_id()
+    command = MessageDispatch(command_id=new_command_id(), thread_id=parent.id,
+                              message_id=message_id, text=text,
+                              dispatch_mode=QueueAfterActive() if busy else StartImmediately())
+    opened = on.session.open_thread(parent.id)  # our message shows on the parent's stream
+    try:
+        sent = await common.send_and_confirm(
+            on, command, parent.id, lambda _row: on.supervisor.has_message(parent.id, message_id),
+            args.timeout, out)
+    finally:
+        if opened:
+            on.session.close_thread(parent.id)
+    if sent.refused:
+        return EXIT_FLAGGED
+    if sent.row is None:
+        out.print(Text(f"sent, but the parent's stream did not show it within {args.timeout:g}s",
+                       style="yellow"))
+        return EXIT_FLAGGED
+    queued = " (queued after its active run)" if busy else ""
+    out.print(Text("forwarded to ", style="bold green").append(title_of(parent, parent.id))
+              .append(queued))
+    return EXIT_OK

@@ -1,0 +1,84 @@
+"""What the second-wave actions act on (pure): stop a subtree, forward a result, dispose or
+acknowledge a pending delivery. The app and the headless commands share these decisions and
+texts; each sends its commands and reads the outcome back from the stream.
+"""
+
+from __future__ import annotations
+
+from t3tui.model.labels import one_line
+from t3tui.model.rows import SupervisorView, ThreadRow
+
+UNDELIVERED = frozenset({"pending", "claimed"})
+TOLD = frozenset({"delivered", "acknowledged"})
+TERMINAL_TASK = frozenset({"completed", "failed", "cancelled", "interrupted"})
+
+
+def stop_order(view: SupervisorView, root_id: str) -> list[ThreadRow]:
+    """`root_id` and every descendant with an active run, deepest first (a parent is stopped
+    after its children, so no child is left running under a stopped parent)."""
+    out: list[tuple[int, int, ThreadRow]] = []
+    seen: set[str] = set()
+    stack = [(root_id, 0)]
+    while stack:
+        tid, depth = stack.pop()
+        row = view.row(tid)
+        if row is None or tid in seen:
+            continue
+        seen.add(tid)
+        if row.active_run_id is not None:
+            out.append((depth, len(out), row))
+        stack.extend((kid, depth + 1) for kid in row.children)
+    return [row for _, _, row in sorted(out, key=lambda x: (-x[0], x[1]))]
+
+
+def not_told(row: ThreadRow) -> bool:
+    """The parent will not learn this child's result by itself: still pending/claimed, or
+    its wake was disposed / its cohort stopped."""
+    task = row.task
+    if task is None:
+        return False
+    return task.delivery in UNDELIVERED or task.delivery == "disposed" or \
+        task.cohort not in (None, "open")
+
+
+def forward_refusal(row: ThreadRow, *, force: bool = False) -> str | None:
+    """Why this thread's result cannot be forwarded (None: it can)."""
+    task = row.task
+    if task is None:
+        return f"{row.title} is not a delegated child: there is no result to forward"
+    if task.status not in TERMINAL_TASK or task.result is None:
+        return (f"{row.title} has not published a result yet (task {task.status or 'unknown'}); "
+                "forward it once it finishes")
+    if not force and not not_told(row):
+        return (f"{row.title}'s result was already {task.delivery or 'delivered'} to its parent; "
+                "use --force to send it again")
+    return None
+
+
+def forward_text(row: ThreadRow) -> str:
+    """The user message that hands a child's final answer to its parent: title, task id, and
+    the answer quoted line by line (kept as the agent wrote it; only control characters go)."""
+    task = row.task
+    assert task is not None and task.result is not None
+    title = one_line(task.title or row.title)
+    lines = task.result.splitlines() or [""]
+    quoted = "\n".join("> " + one_line(line) if line.strip() else ">" for line in lines)
+    status = "" if task.status == "completed" else f" It ended {task.status}."
+    return (f'Result of the delegated task "{title}" (taskId {task.task_id}), forwarded by '
+            f"t3tui because it was not delivered to you.{status}\n\n{quoted}")
+
+
+def delivery_refusal(row: ThreadRow, action: str) -> str | None:
+    """Why `dispose` / `acknowledge` does not apply to this thread's delivery (None: it does).
+    The server has the last word; its refusal is shown verbatim."""
+    task = row.task
+    if task is None:
+        return f"{row.title} is not a delegated child: it has no completion delivery"
+    if task.delivery in ("disposed", "acknowledged"):
+        return f"{row.title}'s delivery is already {task.delivery}"
+    if action == "acknowledge" and task.status not in TERMINAL_TASK:
+        return f"{row.title} has no result to acknowledge yet (task {task.status or 'unknown'})"
+    return None
+
+
+__all__ = ["delivery_refusal", "forward_refusal", "forward_text", "not_told", "stop_order"]
