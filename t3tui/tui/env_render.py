@@ -3,8 +3,8 @@ and its line in the banner. Pure functions over connection states and rows."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from rich.text import Text
@@ -38,6 +38,18 @@ def env_counts(view: SupervisorView) -> dict[str, dict[str, int]]:
             per = counts[env] = dict.fromkeys(STATES, 0)
         per[row.state] = per.get(row.state, 0) + 1
     return counts
+
+
+def hold_rows(previous: SupervisorView, view: SupervisorView,
+              envs: Collection[str]) -> SupervisorView:
+    """`view`, except that the rows of `envs` are those of `previous` (see
+    `RenderMixin._notify_transitions`)."""
+    def env(row_id: str) -> str:
+        return row_id.partition(":")[0]
+
+    rows = tuple(r for r in view.rows if env(r.id) not in envs) + tuple(
+        r for r in previous.rows if env(r.id) in envs)
+    return replace(view, rows=rows, by_id={r.id: r for r in rows})
 
 
 def env_header(env: EnvStatus, counts: Mapping[str, int] | None, styles: RowStyles, *,

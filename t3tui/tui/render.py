@@ -20,7 +20,14 @@ from textual.css.query import NoMatches
 
 from t3tui.client.state import Live
 from t3tui.model import SupervisorView, ThreadRow, changes
-from t3tui.tui.env_render import EnvStatus, env_banner, env_counts, env_detail, env_header
+from t3tui.tui.env_render import (
+    EnvStatus,
+    env_banner,
+    env_counts,
+    env_detail,
+    env_header,
+    hold_rows,
+)
 from t3tui.tui.filters import visible_ids
 from t3tui.tui.keys import ACTIONS
 from t3tui.tui.labels import counts_text
@@ -253,10 +260,13 @@ class RenderMixin(_Base):
         else:
             found_changes = changes(previous, view)
         down = getattr(self.source, "down", None)
-        if down is not None:
-            # a row of an environment that is not live did not change: its stream stopped
-            gone = down()
+        gone = down() if down is not None else ()
+        if gone:
+            # An environment that is not live: its rows are not news now (its stream stopped,
+            # or it is catching up), and they keep their last live look as the baseline, so
+            # what changed there meanwhile is told once it is live again.
             found_changes = [c for c in found_changes if env_of(c.thread_id) not in gone]
+            self._synced_view = hold_rows(previous, view, gone)
         found = notices(found_changes, events=self.config.notify_on, quiet=self._quiet, now=now)
         self.sent_notices.extend(found)
         if found and not self._pending_notices:

@@ -220,3 +220,23 @@ async def test_an_environment_node_shows_its_own_summary() -> None:
         banner = str(app.query_one(Banner).render())
         assert banner.startswith("⚠ stale — reconnecting to devbox (http://devbox.lan:3773)")
         assert "devbox's rows are not live" in banner and "laptop" not in banner
+
+
+def test_hold_rows_keeps_a_down_environments_last_live_rows() -> None:
+    from dataclasses import replace
+
+    from t3tui.model.environments import Combined
+    from t3tui.tui.env_render import hold_rows
+    from tests.model.replay import now, supervisor
+
+    t = now(10_000)
+    before = Combined([("laptop", supervisor("seed000_serialized")),
+                       ("devbox", supervisor("seed000_serialized"))]).view(t)
+    # meanwhile every devbox row and one laptop row changed state
+    after_rows = tuple(replace(r, state="stuck") if r.id.startswith("devbox:") or r is
+                       before.rows[0] else r for r in before.rows)
+    after = replace(before, rows=after_rows, by_id={r.id: r for r in after_rows})
+    held = hold_rows(before, after, {"devbox"})
+    assert {r.id for r in held.rows} == {r.id for r in before.rows}
+    assert all(held.row(r.id) == r for r in before.rows if r.id.startswith("devbox:"))
+    assert held.row(before.rows[0].id).state == "stuck"  # laptop's change is the baseline now
