@@ -220,6 +220,13 @@ async def test_an_environment_node_shows_its_own_summary() -> None:
         banner = str(app.query_one(Banner).render())
         assert banner.startswith("⚠ stale — reconnecting to devbox (http://devbox.lan:3773)")
         assert "devbox's rows are not live" in banner and "laptop" not in banner
+        await pilot.press("enter")  # folds the environment, opens nothing
+        await pilot.pause()
+        assert not tree.env_nodes["devbox"].is_expanded and app.screen is app.main_screen
+        assert tree.selected_environment == "devbox"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert tree.env_nodes["devbox"].is_expanded
 
 
 def test_hold_rows_keeps_a_down_environments_last_live_rows() -> None:

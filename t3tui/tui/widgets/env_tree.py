@@ -45,6 +45,14 @@ class EnvThreadTree(ThreadTree):
             return None
         return next((n for n, e in self.env_nodes.items() if e is node), None)
 
+    def action_select_cursor(self) -> None:
+        """Enter on an environment's node folds or unfolds it; on a thread, opens it."""
+        node = self.cursor_node
+        if node is not None and self.selected_environment is not None:
+            self._toggle_node(node)
+            return
+        super().action_select_cursor()
+
     def set_environments(self, headers: dict[str, Text], stale: Iterable[str]) -> None:
         """Each environment node's label, and which environments' rows are dimmed."""
         for name, label in headers.items():
