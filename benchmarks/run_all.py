@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from benchmarks import fanout, ingest, scaling, tui_load
+from benchmarks import fanout, ingest, proof_read, scaling, tui_load
 from benchmarks.common import Report, machine, write_json
 
 BENCHMARKS: dict[str, Callable[[bool, int | None], list[Report]]] = {
@@ -16,6 +16,7 @@ BENCHMARKS: dict[str, Callable[[bool, int | None], list[Report]]] = {
     "scaling": scaling.run,
     "tui": tui_load.run,
     "fanout": fanout.run,
+    "proof": proof_read.run,
 }
 
 

@@ -20,6 +20,7 @@ EXPECTED = {
     "memory": ["threads", "KiB/thread"],
     "tui": ["figure", "median", "p95", "ratio", "n"],
     "fanout": ["clients", "backend ev/s", "bare ev/s", "backend/bare"],
+    "proof": ["look", "ms", "MB read", "vs re-read"],
 }
 
 
