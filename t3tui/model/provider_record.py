@@ -100,7 +100,7 @@ class ProviderRecord:
 
     def turn_for(self, native_turn: str | None, started_at: datetime | None) -> RecordTurn | None:
         """The record's turn for T3's provider turn: by id when both carry one (Codex), else
-        by time: the first turn that started at or after T3's turn (minus a little slack)."""
+        by time: the turn whose start is nearest T3's (none more than a little before it)."""
         if native_turn is not None:
             for turn in reversed(self.turns):
                 if turn.turn_id == native_turn:
@@ -109,10 +109,11 @@ class ProviderRecord:
                 return None  # ids are recorded and none is this turn's: not this turn
         if started_at is None:
             return None
-        for turn in self.turns:
-            if turn.started_at is not None and turn.started_at >= started_at - CLAUDE_MATCH_SLACK:
-                return turn
-        return None
+        near = [t for t in self.turns if t.started_at is not None
+                and t.started_at >= started_at - CLAUDE_MATCH_SLACK]
+        # the provider records the prompt moments after T3 starts the turn: the nearest start
+        return min(near, key=lambda t: abs((t.started_at - started_at).total_seconds()),
+                   default=None)
 
 
 @dataclass

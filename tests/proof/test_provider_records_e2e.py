@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,26 @@ async def test_healthy_child_whose_turn_t3_heard_is_not_flagged(tmp_path) -> Non
         log = sup.protocol_log(child)
         assert record.turns[-1].turn_id in log.ntive_completed and log.orch_terminal
         assert [f for f in view.findings if f.kind == UNHEARD] == []
+
+
+async def test_a_record_with_secrets_is_quoted_by_markers_and_a_short_excerpt_only() -> None:
+    secret = "sk-live-0123456789abcdefSECRET"
+    reply = "all done " + "lorem ipsum " * 30 + f"the key is {secret}"  # one sentence
+    async with running_backend(
+        scenario="settle-unsubscribe", faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]
+    ) as backend:
+        home = backend.data_dir / "codex-home"
+        child = await settle_and_send(backend, f"Reply exactly {reply}")
+        await wait_for_marker(backend, child, "task_complete")
+        assert secret in rollout_of(backend, child).read_text()  # the record holds it whole
+        view, sup = await view_with_records(backend, ProofHomes(home, None), ahead_s=60)
+        [finding] = [f for f in view.findings if f.kind == UNHEARD]
+        doc = view.to_status_json()
+        from_record = json.dumps(doc["findings"], default=str)
+        assert secret not in from_record, from_record
+        assert "lorem ipsum" in from_record, from_record
+        where = [k for t in doc["threads"] for k, v in t.items() if secret in str(v)]
+        assert set(where) <= {"latestMessage"}, where  # T3's own copy of the user's message
+        assert len(finding.evidence["lastMessage"]) <= 120
+        # the whole text stays in memory only, for forwarding it to the parent
+        assert sup.provider_record(child).turns[-1].last_message.endswith(secret)
