@@ -135,3 +135,23 @@ async def test_a_record_with_secrets_is_quoted_by_markers_and_a_short_excerpt_on
         assert len(finding.evidence["lastMessage"]) <= 120
         # the whole text stays in memory only, for forwarding it to the parent
         assert sup.provider_record(child).turns[-1].last_message.endswith(secret)
+
+
+async def test_the_record_sharpens_provider_active_after_interrupt() -> None:
+    async with running_backend(scenario="runaway-provider", scenario_params={"sleep": 60}) as backend:
+        home = backend.data_dir / "codex-home"
+
+        async def runaway():
+            view, _ = await view_with_records(backend, ProofHomes(home, None), ahead_s=60)
+            found = [f for f in view.findings if f.rule == "provider-active-after-interrupt"]
+            return found[0] if found else None
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 20
+        while (found := await runaway()) is None and loop.time() < deadline:
+            await asyncio.sleep(0.5)
+        assert found is not None
+        # the rollout has the turn's task_started and no end marker: Codex says it still works
+        assert found.evidence["recordStatus"] == "running"
+        assert "own record shows the turn still open" in found.reason
+        assert found.evidence["recordFile"].endswith(".jsonl")

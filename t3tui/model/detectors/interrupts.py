@@ -12,6 +12,7 @@ from typing import Any
 from t3tui.model.config import DetectorConfig
 from t3tui.model.context import ThreadContext
 from t3tui.model.detectors.common import age, declares, held, human
+from t3tui.model.detectors.proof import record_says
 from t3tui.model.findings import RUNAWAY_PROVIDER, STUCK, Finding
 from t3tui.model.wire import iso
 
@@ -63,7 +64,8 @@ def runaway_onset(ctx: ThreadContext) -> tuple[str, datetime, tuple[str, ...]] |
     return runaway[0], runaway[1], runaway[2]
 
 
-@declares(depends=("own.runaway", "own.activity"), dwell="provider_after_interrupt_dwell_s")
+@declares(depends=("own.runaway", "own.activity", "provider_record"),
+          dwell="provider_after_interrupt_dwell_s")
 def provider_active_after_interrupt(ctx: ThreadContext, config: DetectorConfig,
                                     now: datetime) -> list[Finding]:
     """The run is `interrupted` while its provider turn or thread still runs past the dwell."""
@@ -78,10 +80,15 @@ def provider_active_after_interrupt(ctx: ThreadContext, config: DetectorConfig,
         "runId": run_id, "runStatus": "interrupted", "interruptedAt": iso(ended),
         "stillActive": list(parts), "heldSeconds": age(ended, now), "thresholdSeconds": dwell,
     }
+    said = record_says(ctx)  # the provider's own record, when read, says it too (or not)
+    clause = ""
+    if said is not None:
+        evidence.update({k: v for k, v in said[0].items() if v is not None})
+        clause = f"; {said[1]}"
     return [Finding(
         RUNAWAY_PROVIDER, ctx.own.id, "provider-active-after-interrupt",
         f"run {run_id} was interrupted {human(age(ended, now))} ago but the provider keeps going "
-        f"({'; '.join(parts)}); its process may still be using CPU",
+        f"({'; '.join(parts)}){clause}; its process may still be using CPU",
         evidence, ended,
     )]
 

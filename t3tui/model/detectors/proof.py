@@ -12,7 +12,7 @@ from datetime import datetime
 
 from t3tui.model.config import DetectorConfig
 from t3tui.model.context import ThreadContext
-from t3tui.model.detectors.common import age, held, human
+from t3tui.model.detectors.common import age, declares, held, human
 from t3tui.model.findings import PROVIDER_FINISHED_UNHEARD, Finding
 from t3tui.model.provider_record import (
     ABORTED,
@@ -49,6 +49,10 @@ def _quote(text: str | None) -> str:
     return "none" if text is None else f'"{excerpt(text, 60)}"'
 
 
+@declares(depends=("own.activity", "own.provider_turn_status", "own.native_thread",
+                   "own.native_turn", "own.provider_turn_id", "own.provider_turn_started_at",
+                   "own.run_started_at", "own.active_run_id", "provider_record", "protocol_log"),
+          dwell="provider_unheard_dwell_s")
 def provider_finished_unheard(ctx: ThreadContext, config: DetectorConfig,
                               now: datetime) -> list[Finding]:
     own = ctx.own
@@ -90,6 +94,24 @@ def provider_finished_unheard(ctx: ThreadContext, config: DetectorConfig,
         {k: v for k, v in evidence.items() if v is not None},
         turn.ended_at,
     )]
+
+
+def record_says(ctx: ThreadContext) -> tuple[dict[str, object], str] | None:
+    """What the provider's own record says of the thread's latest turn, for rules that a
+    provider-side fact sharpens (provider-active-after-interrupt): evidence and a clause."""
+    found = record_turn(ctx)
+    if found is None:
+        return None
+    record, turn = found
+    who = PROVIDER_NAMES.get(record.driver, record.driver)
+    evidence: dict[str, object] = {"recordFile": record.path, "recordStatus": turn.status,
+                                   "recordLastLineAt": iso(record.last_line_at)}
+    if turn.terminal:
+        evidence.update(marker=turn.marker, recordLine=turn.line, endedAt=iso(turn.ended_at))
+        at = turn.ended_at.strftime("%H:%M:%S") if turn.ended_at else "?"
+        return evidence, f"{who}'s own record ended the turn at {at} ({turn.marker})"
+    last = record.last_line_at.strftime("%H:%M:%S") if record.last_line_at else "?"
+    return evidence, f"{who}'s own record shows the turn still open (no end marker; last line {last})"
 
 
 def proof_findings(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
