@@ -76,6 +76,15 @@ class RunManager:
     # scheduling
 
     def create_run(self, batch: Batch, thread_id: str, run: dict[str, Any]) -> None:
+        position = run.get("queuePosition")
+        if position is not None and position < 1:
+            # `queuePosition` is a PositiveInt: a run put in front of position 1 moves the
+            # queue down instead of taking position 0
+            for queued in self.core.threads[thread_id].queued_runs():
+                batch.add(thread_id, "run.updated",
+                          {**queued, "queuePosition": (queued.get("queuePosition") or 1)
+                           + 1 - position}, run_id=queued["id"])
+            run = {**run, "queuePosition": 1}
         batch.add(thread_id, "run.created", run, run_id=run["id"])
 
     def new_run(self, thread_id: str, message_id: str, *, front: bool = False,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from t3tui.backend.engine import Engine, EngineConfig, EventStore, client_request_id_of
+from t3tui.protocol import contract
 
 T = TypeVar("T")
 _ids = itertools.count(1)
@@ -25,10 +26,19 @@ async def open_engine(data_dir: Path, **config: Any) -> AsyncIterator[Engine]:
     """A started engine on `data_dir`; closed (agents killed) on exit."""
     engine = Engine(EventStore.open(data_dir), EngineConfig(**config))
     await engine.start()
+    problems: list[str] = []
+    engine.listen(lambda stored: problems.extend(off_contract(stored)))
     try:
         yield engine
     finally:
         await engine.close()
+    assert not problems, "events outside T3's V2 contract:\n" + "\n".join(problems[:10])
+
+
+def off_contract(stored: Any) -> list[str]:
+    """Where a stored event breaks T3's V2 contract (every event is what the engine sends)."""
+    return [f"sequence {stored.sequence} {stored.wire.get('type')}: {problem}"
+            for problem in contract.violations(contract.DomainEvent, stored.wire)]
 
 
 def fresh(prefix: str = "c") -> str:

@@ -119,6 +119,7 @@ def tamper(data_dir: Path, rows: list[tuple[str, str]]) -> list[int]:
     return sequences
 
 
+@pytest.mark.serves_tampered_store
 async def test_a_stored_event_that_cannot_be_used_is_skipped_and_reported_the_others_flow(
     tmp_path, caplog
 ):
