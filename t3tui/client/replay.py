@@ -26,6 +26,7 @@ from t3tui.client.recording import Recording
 from t3tui.client.state import (
     Connecting,
     ConnectionState,
+    Failed,
     Live,
     Reconnecting,
     Stale,
@@ -131,8 +132,9 @@ class Replay:
         return times[self.index] if self.index < len(times) else None
 
     def seek(self, at: float) -> int:
-        """Move the clock to `at` (clamped to the recording); returns lines applied."""
-        at = min(max(at, self.start), self.end)
+        """Move the clock to `at` (not before the start; past the end is the time after the
+        last line, as when a report on a recording still growing runs "now")."""
+        at = max(at, self.start)
         if at < self.clock:
             self._restart()
         stop = bisect.bisect_right(self.recording.times, at)
@@ -182,7 +184,10 @@ class Replay:
                 message=f"the connection ended first: {reason}")
         self._dispatches.clear()
         self._attempt = 1 if isinstance(self.connection, Live) else self._attempt + 1
-        self.connection = Reconnecting(self._attempt, reason)
+        if reason == "stopped by client":  # the recorder ended here, not the server
+            self.connection = Failed("the recording ends here (the client stopped)")
+        else:
+            self.connection = Reconnecting(self._attempt, reason)
         self.log.connections.append(ConnectionEvent(at, False, reason))
 
     def _client_message(self, raw: Any, at: float) -> None:

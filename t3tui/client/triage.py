@@ -9,12 +9,21 @@ first moment is the one it had live (to the millisecond, by bisection inside a q
 
 from __future__ import annotations
 
+import asyncio
+import os
+import tempfile
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import t3tui
-from t3tui.client.recording import Recording
+from t3tui.client.errors import ClientError
+from t3tui.client.recorder import Recorder
+from t3tui.client.recording import Recording, read_recording
 from t3tui.client.replay import Replay, SentCommand
+from t3tui.client.secret import Target
+from t3tui.client.session import Session
+from t3tui.client.state import Failed
 from t3tui.model import DetectorConfig, Supervisor, SupervisorView
 from t3tui.model.checkin import CheckIn
 from t3tui.model.labels import FINDING_WORDS
@@ -218,3 +227,47 @@ def _matches(sent: SentCommand, moment: Moment) -> bool:
     return True
 
 
+
+
+async def snapshot_recording(target: Target, timeout: float = 15.0) -> Recording:
+    """A recording of one short session (connect, synchronize, stop), read back: what a
+    report on a live server without `--record` rests on (the snapshots' own timestamps)."""
+    with tempfile.TemporaryDirectory(prefix="t3tui-report-") as folder:
+        path = Path(folder) / "session.ndjson.gz"
+        recorder = Recorder(path, url=target.base_url)
+        session = Session(target, Supervisor(), recorder=recorder)
+        runner = asyncio.create_task(session.run())
+        try:
+            state = await session.wait_synchronized(timeout)
+            if isinstance(state, Failed):
+                raise ClientError(state.reason)
+        finally:
+            await session.stop()
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+            recorder.close()
+        return read_recording(path)
+
+
+def report_name(doc: dict[str, Any]) -> str:
+    """`t3tui-report-<short id>-<moment>.md`: safe in any directory, sorted by moment."""
+    thread = doc["thread"]
+    slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in thread["shortId"])[:40]
+    moment = str(doc["at"]).replace("-", "").replace(":", "").split(".")[0]
+    return f"t3tui-report-{slug.strip('-') or 'thread'}-{moment}Z.md"
+
+
+def save_report(text: str, directory: Path, name: str) -> Path:
+    """Write a new private file (0600) named `name` in `directory`, never over another:
+    `-2`, `-3`, ... are added when the name is taken."""
+    stem, suffix = name.rsplit(".", 1)
+    for attempt in range(1, 100):
+        path = directory / (name if attempt == 1 else f"{stem}-{attempt}.{suffix}")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        return path
+    raise FileExistsError(f"too many reports named {name} in {directory}")

@@ -13,13 +13,11 @@ import argparse
 import json
 import os
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
-from t3tui.client.recorder import Recorder
 from t3tui.client.recording import RecordingError, read_recording
-from t3tui.client.triage import TriageRun
+from t3tui.client.secret import resolve_target
+from t3tui.client.triage import TriageRun, snapshot_recording
 from t3tui.headless.common import (
     EXIT_OK,
     CommandError,
@@ -27,7 +25,6 @@ from t3tui.headless.common import (
     error,
     find_thread,
     run_async,
-    supervised,
 )
 from t3tui.headless.postmortem import add_t3db_arguments, t3db_run
 from t3tui.headless.proof import add_proof_arguments
@@ -101,16 +98,10 @@ def open_run(path: str, source: dict[str, Any] | None = None) -> TriageRun:
 async def live_document(args: argparse.Namespace) -> dict[str, Any]:
     """Connect, synchronize, and report from what that session received (snapshots: the
     timeline then rests on the server's own timestamps)."""
-    with tempfile.TemporaryDirectory(prefix="t3tui-report-") as folder:
-        path = Path(folder) / "session.ndjson.gz"
-        recorder = Recorder(path)
-        try:
-            async with supervised(args, recorder=recorder) as (session, _supervisor):
-                url = session.target.base_url
-        finally:
-            recorder.close()
-        run = open_run(str(path), {"kind": "live", "url": url})
-        return report_document(run, args.thread, run.recording.end)
+    target = resolve_target(getattr(args, "url", None), getattr(args, "token", None))
+    recording = await snapshot_recording(target, args.connect_timeout)
+    run = TriageRun(recording, DetectorConfig(), {"kind": "live", "url": target.base_url})
+    return report_document(run, args.thread, recording.end)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -55,6 +55,9 @@ class ActionsMixin(_Base):
         """Why `action` does not apply now, or None when it does."""
         if action == "open" and isinstance(self.screen, TranscriptScreen):
             return "already open"
+        if action in ("settle", "checkin", "interrupt", "answer", "message") and \
+                getattr(self.source, "replay", None) is not None:
+            return "a replay is read-only: nothing can be sent"
         row = self.current_row()
         conn = self.conn_of(row.id if row is not None else None)
         connected = isinstance(conn, Live | Stale | Syncing)
@@ -68,6 +71,13 @@ class ActionsMixin(_Base):
         # apply to the selected thread right now.
         if action == "open" and isinstance(self.screen, TranscriptScreen):
             return False
+        gate = self.triage_gate(action)
+        if gate is False:
+            return False
+        if action == "report":
+            return None if self.current_row() is None else True
+        if gate is True:
+            return True
         if action in NEEDS_ROW:
             return None if self.why_not(action) else True
         if action in MAIN_ONLY:

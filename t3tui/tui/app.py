@@ -47,8 +47,10 @@ from t3tui.tui.notify import Notice
 from t3tui.tui.render import NARROW, RenderMixin
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.source import Source
+from t3tui.tui.triage_actions import TriageMixin
 from t3tui.tui.widgets.env_tree import EnvThreadTree
 from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
+from t3tui.tui.widgets.replay_bar import ReplayBar
 from t3tui.tui.widgets.thread_tree import ThreadTree, TreeHeader
 
 # Quiet time after the user's own interrupt: its consequences are not news.
@@ -67,7 +69,7 @@ class FilterInput(Input):
     BINDINGS = [Binding("escape", "app.clear_filter", "Clear filter", id="filter.clear")]
 
 
-class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
+class SupervisorApp(RenderMixin, TriageMixin, ActionsMixin, App[int]):
     """`SupervisorApp(source, config=..., clock=..., new_id=...)`; see the module docstring."""
 
     CSS_PATH = "styles.tcss"
@@ -136,6 +138,8 @@ class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
         yield TimelineView(id="timeline")
         yield FilterInput(placeholder="filter: words, !running @needs-input &stuck ~waiting",
                           id="filter", classes="-hidden")
+        if self.replaying:
+            yield ReplayBar(id="replay-bar")
         yield StatusBar(id="status")
         yield Footer()
 
@@ -229,6 +233,10 @@ class SupervisorApp(RenderMixin, ActionsMixin, App[int]):
     # -- handlers --
 
     def on_stream_changed(self, _message: StreamChanged) -> None:
+        if self.replaying:
+            # the replay clock moved: time alone can change any row (dwells, deadlines)
+            self._want_full()
+            return
         self._schedule()
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:

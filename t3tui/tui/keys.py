@@ -45,10 +45,23 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "clear every filter", show=False),
     ActionSpec("timeline", "t", "timeline", "Timeline",
                "show or hide the children timeline"),
+    ActionSpec("report", "w", "report", "Report",
+               "write a triage report on the thread (Markdown file) and show it"),
+    ActionSpec("replay_play", "r", "replay_play", "Play/Pause",
+               "replay: play or pause the replay clock"),
+    ActionSpec("replay_speed", "x", "replay_speed", "Speed",
+               "replay: speed x1, x10, x100"),
+    ActionSpec("replay_step", "n", "replay_step", "Step",
+               "replay: on to the next recorded event"),
+    ActionSpec("replay_finding", "f", "replay_finding", "Next finding",
+               "replay: on to the moment the next finding appears"),
+    ActionSpec("replay_seek", "g", "replay_seek", "Go to",
+               "replay: go to a time (05:17:45, +1m30s, -30s, start, end)"),
     ActionSpec("help", "question_mark", "help", "Help", "this screen: keys, glyphs, filter syntax"),
     ActionSpec("quit", "q", "quit", "Quit", "quit (an embedded demo backend stops too)",
                palette=False),
 )
+REPLAY_ACTIONS = frozenset(s.action for s in ACTIONS if s.action.startswith("replay_"))
 BY_ID: dict[str, ActionSpec] = {spec.id: spec for spec in ACTIONS}
 
 

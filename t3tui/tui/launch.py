@@ -69,6 +69,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds before a check-in counts as unanswered (default: 120)",
     )
     app.add_argument(
+        "--replay",
+        metavar="FILE",
+        help="open a recording (t3tui record, --record) read-only on its own clock",
+    )
+    app.add_argument(
+        "--record",
+        metavar="FILE",
+        help="also record the session to FILE (gzip NDJSON; never overwritten)",
+    )
+    app.add_argument(
         "--frames",
         metavar="NAME|PATH",
         help="replay recorded frames instead of connecting (read-only; e.g. showcase)",

@@ -8,6 +8,8 @@
   exit; `--scenario NAME` starts only one, on that scenario. A child also watches its stdin,
   so it stops even if this process is killed outright: no orphans.
 - `--frames NAME|PATH`: replay recorded frames (no server; read-only).
+- `--replay FILE`: a recording (`t3tui record`, `--record`) on its own clock, read-only.
+- `--record FILE`: also record the supervised session (live server or demo).
 
 Every startup problem is one line on stderr and exit code 2, never a traceback.
 """
@@ -20,11 +22,13 @@ import shutil
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from t3tui.client.secret import URL_ENV, Secret, Target, TargetError, resolve_target
 from t3tui.headless.common import CommandError
+from t3tui.model.wiretext import display_text
 from t3tui.proof.homes import OFF, ProofHomes, resolve_homes
 from t3tui.tui.config import ConfigError, TuiConfig, load_config
 
@@ -58,12 +62,32 @@ def run_app(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _error(str(exc))
     frames = getattr(args, "frames", None)
+    replay = getattr(args, "replay", None)
+    record = getattr(args, "record", None)
+    if replay and (frames or record):
+        return _error("--replay reads a recording: it takes neither --frames nor --record")
     url_given = bool(args.url or any(os.environ.get(name) for name in URL_ENV))
     backends: list[Any] = []
     demo_dirs: list[str] = []
     clock: Any = None
+    recorder = None
     try:
-        if getattr(args, "t3_db", None) is not None:
+        if replay:
+            from t3tui.client.recording import RecordingError, read_recording
+            from t3tui.tui.replay import ReplaySource
+
+            try:
+                recording = read_recording(replay)
+            except RecordingError as exc:
+                return _error(str(exc))
+            for warning in recording.warnings:
+                print(f"t3tui: warning: {display_text(warning, one_line=True)}",
+                      file=sys.stderr)
+            source = ReplaySource(recording)
+            clock = source.clock
+            # a replay tells its news in the bar: no toasts, no bell
+            config = replace(config, bell=False, toast=False)
+        elif getattr(args, "t3_db", None) is not None:
             try:
                 source, clock = _t3db_source(args)
             except CommandError as exc:
@@ -82,6 +106,15 @@ def run_app(args: argparse.Namespace) -> int:
                 return _error(str(exc))
             if source is None:
                 return EXIT_ERROR
+            if record:
+                if not hasattr(source, "record_to"):
+                    return _error("--record keeps one server's session: give --url (or "
+                                  "--scenario NAME for the demo), not several environments")
+                try:
+                    recorder = source.record_to(record)
+                except OSError as exc:
+                    return _error(f"cannot record to {record}: {exc.strerror or exc}"
+                                  if exc.strerror else str(exc))
         from t3tui.tui.app import SupervisorApp
 
         app = SupervisorApp(source, config=config, handle_signals=True,
@@ -91,6 +124,8 @@ def run_app(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 130
     finally:
+        if recorder is not None:
+            recorder.close()
         for backend in backends:
             backend.stop()
         for demo_dir in demo_dirs:

@@ -221,6 +221,7 @@ class RenderMixin(_Base):
             tid = self.screen.thread_id
             self.screen.show(view.row(tid), self.source.transcripts.get(tid), now,
                              list(self.statuses.get(tid, {}).values()))
+        self.show_replay_bar()
         self._refresh_gates()
 
     def _environments(self, view: SupervisorView, now: datetime) -> list[EnvStatus]:

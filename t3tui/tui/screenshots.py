@@ -93,6 +93,51 @@ async def settle_dialog(pilot: Any) -> None:
     await pilot.pause()
 
 
+def replay_app() -> SupervisorApp:
+    """The app replaying the bundled seed 004 recording (reference backend: settle the
+    parent, a 3 s check-in to its child); reports go to a fresh temporary directory."""
+    import tempfile
+    from importlib import resources
+
+    from t3tui.client.recording import read_recording
+    from t3tui.tui.replay import ReplaySource
+
+    recorded = resources.files("t3tui.tui").joinpath("recorded", "seed004.ndjson.gz")
+    source = ReplaySource(read_recording(Path(str(recorded))),
+                          label="replay: seed004.ndjson.gz")
+    app = SupervisorApp(source, config=TuiConfig(bell=False, toast=False), clock=source.clock,
+                        tick=None, new_id=lambda: "cmd-fixed")
+    app.report_dir = Path(tempfile.mkdtemp(prefix="t3tui-scene-"))
+    return app
+
+
+async def until(pilot: Any, done: Callable[[], bool], what: str, timeout: float = 15.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not done():
+        if loop.time() > deadline:
+            raise TimeoutError(what)
+        await pilot.pause(0.02)
+    await pilot.pause()
+
+
+async def replay_finding(pilot: Any) -> None:
+    """Opened on the first complete tree, then `f`: on to the moment the child is flagged."""
+    await settled(pilot)
+    await pilot.press("f")
+    app: SupervisorApp = pilot.app
+    await until(pilot, lambda: bool(app.view and app.view.findings), "no finding on the replay")
+
+
+async def replay_report(pilot: Any) -> None:
+    from t3tui.tui.screens.report import ReportScreen
+
+    await replay_finding(pilot)
+    await pilot.press("w")
+    await until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen), "no report screen")
+    await pilot.pause(0.2)
+
+
 @dataclass(frozen=True)
 class Scene:
     name: str
@@ -122,6 +167,10 @@ SCENES: tuple[Scene, ...] = (
     Scene("narrow", "80x24", showcase_app, select(STUCK_CHILD), size=(80, 24)),
     Scene("environments", "two environments: laptop live, devbox reconnecting and dimmed",
           environments_app, select(f"laptop:{REVIEW}"), size=(150, 44)),
+    Scene("replay", "a recording replayed: the replay bar, the child flagged at its moment",
+          replay_app, replay_finding),
+    Scene("report", "the triage report on the stuck child, written and shown in the app",
+          replay_app, replay_report),
 )
 BY_NAME = {scene.name: scene for scene in SCENES}
 

@@ -16,6 +16,8 @@ from typing import Any, Protocol, TypeVar
 from t3tui.client.backoff import Backoff
 from t3tui.client.checkin import run_checkin
 from t3tui.client.outcome import CommandOutcome
+from t3tui.client.recorder import Recorder
+from t3tui.client.recording import Recording, read_recording
 from t3tui.client.secret import Target
 from t3tui.client.session import Session, StreamUpdate
 from t3tui.client.settle_guard import (
@@ -25,6 +27,7 @@ from t3tui.client.settle_guard import (
     settle_risks,
 )
 from t3tui.client.state import ConnectionState, Failed, Observable
+from t3tui.client.triage import snapshot_recording
 from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor
 from t3tui.proof.feed import follow_records
 from t3tui.proof.homes import OFF, ProofHomes
@@ -107,6 +110,7 @@ class LiveSource:
         ping_interval: float = 5.0,
         backend_exit: Callable[[], int | None] | None = None,
         proof: ProofHomes = OFF,
+        recorder: Recorder | None = None,
     ) -> None:
         """`backend_exit`: the exit code of a backend this process started (None while it
         runs); once it has one, retrying cannot help, so the source ends and says so.
@@ -121,8 +125,10 @@ class LiveSource:
             TeeSink(self.supervisor, self.transcripts),
             backoff=backoff,
             ping_interval=ping_interval,
+            recorder=recorder,
         )
         self.state = self._session.state
+        self.recorder = recorder
 
     async def run(self) -> None:
         records = None
@@ -159,6 +165,19 @@ class LiveSource:
 
     async def stop(self) -> None:
         await self._session.stop()
+
+    def record_to(self, path: str) -> Recorder:
+        """Record this session to a new file from its first connection on (before `run`)."""
+        self.recorder = Recorder(path, url=self._session.target.base_url)
+        self._session.recorder = self.recorder
+        return self.recorder
+
+    async def triage_recording(self) -> Recording:
+        """What a report rests on: this session's recording so far (`--record`), else a
+        short recording of a fresh session (the server's snapshots)."""
+        if self.recorder is not None:
+            return read_recording(self.recorder.path)
+        return await snapshot_recording(self._session.target)
 
     def on_update(self, callback: Callable[[StreamUpdate], None]) -> Callable[[], None]:
         return self._session.on_update(callback)

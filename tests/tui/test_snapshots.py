@@ -52,3 +52,11 @@ def test_80x24(snap_compare: Any, name: str) -> None:
 
 def test_two_environments(snap_compare: Any) -> None:
     check(snap_compare, "environments")
+
+
+def test_replay_bar_on_a_recording(snap_compare: Any) -> None:
+    check(snap_compare, "replay")
+
+
+def test_triage_report_in_the_app(snap_compare: Any) -> None:
+    check(snap_compare, "report")

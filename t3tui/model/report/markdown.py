@@ -84,7 +84,7 @@ def _environment(doc: dict[str, Any]) -> list[str]:
         ("Providers / models", ", ".join(md(p) for p in env["providers"]) or "unknown"),
         ("Seen by", md(doc["generatedBy"]) + f", {md(_source(doc['source']))}"),
     ]
-    return ["## Environment", "", "| | |", "|---|---|",
+    return ["## Environment", "", "| What | Value |", "|---|---|",
             *(f"| {k} | {v} |" for k, v in rows), ""]
 
 

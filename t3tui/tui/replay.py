@@ -1,0 +1,215 @@
+"""A read-only source that replays a recording on its own clock (`t3tui --replay FILE`).
+
+The app's clock is `ReplaySource.clock`: every pane and every detector sees the moment the
+replay stands at, so a finding appears when it appeared live. The source opens at the first
+moment the tree was complete (the first `Live`), paused. Playing advances the replay clock by
+the wall time that passed times the speed (x1, x10, x100); `step` goes to the next recorded
+line, `next_finding` to the next moment a finding appears, `seek` anywhere (backwards starts
+over from the first line: a new supervisor and new transcripts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any, TypeVar
+
+from t3tui.client.outcome import CommandOutcome, Unknown
+from t3tui.client.recording import Recording
+from t3tui.client.replay import Replay, utc
+from t3tui.client.session import StreamUpdate
+from t3tui.client.settle_guard import SharedSession
+from t3tui.client.state import Connecting, ConnectionState, Failed, Live, Observable
+from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor
+from t3tui.tui.source import Clock, TeeSink
+from t3tui.tui.transcripts import TranscriptStore
+
+T = TypeVar("T")
+READ_ONLY = "a replay is read-only: nothing was sent"
+SPEEDS = (1, 10, 100)
+FRAME_S = 1 / 20  # how often a playing replay moves its clock
+FINDING_GAP_S = 0.25  # next_finding looks inside quiet gaps at least this long
+PRECISION_S = 0.001
+
+
+class ReplaySource:
+    """See the module docstring. `recording`: from `t3tui.client.recording.read_recording`."""
+
+    read_only = True
+
+    def __init__(self, recording: Recording, *, config: DetectorConfig | None = None,
+                 label: str | None = None) -> None:
+        self.recording = recording
+        self.label = label or f"replay: {recording.path.name}"
+        self._config = config
+        self.supervisor: Supervisor = Supervisor(config=config)
+        self.transcripts = TranscriptStore()
+        self.replay = Replay(recording, self._new_sink)
+        self.state: Observable[ConnectionState] = Observable(Connecting())
+        self.playing = False
+        self.speed = SPEEDS[0]
+        self._listeners: list[Callable[[StreamUpdate], None]] = []
+        self._wake = asyncio.Event()
+        self._stopped = False
+        self.opened = False
+
+    def _new_sink(self) -> TeeSink:
+        self.supervisor = Supervisor(config=self._config)
+        self.transcripts = TranscriptStore()
+        return TeeSink(self.supervisor, self.transcripts)
+
+    # -- the clock --
+
+    def clock(self) -> datetime:
+        return self.replay.now
+
+    @property
+    def start(self) -> float:
+        return self.replay.start
+
+    @property
+    def end(self) -> float:
+        return self.replay.end
+
+    def open(self) -> None:
+        """Go to the first moment the tree was complete (or the end, if it never was)."""
+        replay = self.replay
+        while not isinstance(replay.connection, Live) and replay.step() is not None:
+            pass
+        self.opened = True
+        self._changed()
+
+    def seek(self, at: float) -> None:
+        self.replay.seek(min(max(at, self.start), self.end))
+        self._changed()
+
+    def step(self) -> bool:
+        """To the next recorded line; False at the end."""
+        moved = self.replay.step() is not None
+        self._changed()
+        return moved
+
+    def toggle(self) -> bool:
+        if not self.playing and self.replay.clock >= self.end:
+            self.replay.seek(self.start)  # play again from the top
+        self.playing = not self.playing
+        self._wake.set()
+        self._changed()
+        return self.playing
+
+    def faster(self) -> int:
+        self.speed = SPEEDS[(SPEEDS.index(self.speed) + 1) % len(SPEEDS)]
+        self._changed()
+        return self.speed
+
+    def next_finding(self) -> tuple[float, Any] | None:
+        """Move to the next moment a finding appears (kind, thread, rule not present before);
+        (moment, finding), or None (the clock then stays where it was)."""
+        replay = self.replay
+        origin = replay.clock
+        seen = {f.key for f in self.supervisor.view(replay.now).findings}
+        last = replay.clock
+        found = None
+        while found is None:
+            nxt = replay.next_time()
+            stop = self.end if nxt is None else nxt
+            if stop - last > FINDING_GAP_S:
+                found = self._new_between(seen, last, stop - PRECISION_S)
+                if found is not None:
+                    break
+            if nxt is None:
+                break
+            replay.seek(nxt)
+            last = nxt
+            found = self._new_at(seen, nxt)
+        if found is None:
+            replay.seek(origin)
+            self._changed()
+            return None
+        replay.seek(found[0])
+        self._changed()
+        return found
+
+    def _new_at(self, seen: set[Any], at: float) -> tuple[float, Any] | None:
+        for finding in self.supervisor.view(utc(at)).findings:
+            if finding.key not in seen:
+                return at, finding
+        return None
+
+    def _new_between(self, seen: set[Any], lo: float, hi: float) -> tuple[float, Any] | None:
+        """The state is constant in (lo, hi]: bisect to the first moment a new finding holds."""
+        if self._new_at(seen, hi) is None:
+            return None
+        while hi - lo > PRECISION_S:
+            mid = (lo + hi) / 2
+            if self._new_at(seen, mid) is None:
+                lo = mid
+            else:
+                hi = mid
+        return self._new_at(seen, hi)
+
+    async def triage_recording(self) -> Recording:
+        """The whole recording: a report is made as of the replay clock."""
+        return self.recording
+
+    # -- Source --
+
+    async def run(self) -> None:
+        if not self.opened:
+            self.open()
+        last = time.monotonic()
+        while not self._stopped:
+            if not self.playing:
+                self._wake.clear()
+                await self._wake.wait()
+                last = time.monotonic()
+                continue
+            await asyncio.sleep(FRAME_S)
+            now = time.monotonic()
+            target = self.replay.clock + (now - last) * self.speed
+            last = now
+            self.replay.seek(min(target, self.end))
+            if self.replay.clock >= self.end:
+                self.playing = False
+            self._changed()
+
+    def _changed(self) -> None:
+        state = self.replay.connection
+        if self.replay.clock >= self.end and isinstance(state, Failed | Connecting):
+            state = Failed("end of the recording")
+        self.state.set(state)
+        for listener in list(self._listeners):
+            listener(StreamUpdate(None, 1, True))
+
+    async def stop(self) -> None:
+        self._stopped = True
+        self._wake.set()
+
+    def on_update(self, callback: Callable[[StreamUpdate], None]) -> Callable[[], None]:
+        self._listeners.append(callback)
+        return lambda: self._listeners.remove(callback)
+
+    def open_thread(self, thread_id: str) -> bool:
+        return False
+
+    def close_thread(self, thread_id: str) -> None:
+        return None
+
+    async def dispatch(self, command: Any, timeout: float) -> CommandOutcome:
+        return Unknown(READ_ONLY)
+
+    async def wait_until(self, predicate: Callable[[], T | None], timeout: float) -> T | None:
+        return predicate() or None
+
+    async def checkin(self, thread_id: str, *, text: str, expect: str, timeout_s: float,
+                      clock: Clock) -> CheckInVerdict:
+        return CheckInVerdict("busy", thread_id, READ_ONLY)
+
+    async def settle_risks(self, thread_id: str, descendants: Iterable[str]
+                           ) -> list[SharedSession]:
+        return []
+
+    async def live_sessions(self, thread_id: str) -> list[str]:
+        return []

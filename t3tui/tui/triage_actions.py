@@ -1,0 +1,160 @@
+"""The app's triage keys: the triage report (live and replay) and the replay controls.
+
+A mixin of `SupervisorApp`. The report is built off the event loop (`asyncio.to_thread`): it
+replays the recording twice (t3tui.client.triage). The replay keys move the source's clock
+and then redraw everything at once, since a jump in time can change any row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.message import Message
+
+from t3tui.client.errors import describe
+from t3tui.client.triage import TriageRun, report_name, save_report
+from t3tui.model.report import build_report, render_markdown
+from t3tui.model.timespec import AT_HELP, TimeSpecError, parse_at
+from t3tui.tui.keys import REPLAY_ACTIONS
+from t3tui.tui.screens.modals import Field, PromptScreen
+from t3tui.tui.screens.report import ReportScreen
+from t3tui.tui.widgets.replay_bar import ReplayBar, bar_text
+
+if TYPE_CHECKING:
+    from t3tui.tui.app import SupervisorApp
+
+    _Base = SupervisorApp
+else:
+    _Base = object
+
+READ_ONLY = "a replay is read-only"
+SERVER_ACTIONS = frozenset({"settle", "checkin", "interrupt", "answer", "message"})
+
+
+class ReportReady(Message):
+    def __init__(self, markdown: str, saved: str) -> None:
+        super().__init__()
+        self.markdown = markdown
+        self.saved = saved
+
+
+class TriageMixin(_Base):
+    """Triage methods of `SupervisorApp` (see the module docstring)."""
+
+    report_dir: Path = Path(".")  # reports are written here (the working directory)
+    _bar_hint = ""
+
+    @property
+    def replaying(self) -> bool:
+        return getattr(self.source, "replay", None) is not None
+
+    def triage_gate(self, action: str) -> bool | None:
+        """False hides a key that cannot apply to this source; None: no opinion."""
+        if action in REPLAY_ACTIONS:
+            return self.replaying and self.screen is self.main_screen
+        if action in SERVER_ACTIONS and self.replaying:
+            return False
+        if action == "report" and not hasattr(self.source, "triage_recording"):
+            return False
+        return None
+
+    # -- the report --
+
+    def action_report(self) -> None:
+        row = self.current_row()
+        if row is None or not hasattr(self.source, "triage_recording"):
+            return
+        thread_id, at = row.id, self.clock().timestamp()
+        self._bar_hint = "writing the report…"
+
+        async def job() -> None:
+            try:
+                recording = await self.source.triage_recording()  # type: ignore[attr-defined]
+
+                def build() -> tuple[str, Path]:
+                    run = TriageRun(recording, self.source.supervisor.config)
+                    doc = build_report(run.gather(thread_id, at))
+                    markdown = render_markdown(doc)
+                    return markdown, save_report(markdown, self.report_dir, report_name(doc))
+
+                markdown, path = await asyncio.to_thread(build)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # never a traceback: say why, keep the app
+                self.notify(f"no report: {describe(exc)}", title="report", severity="error",
+                            markup=False)
+                return
+            finally:
+                self._bar_hint = ""
+            self.post_message(ReportReady(markdown, path.name))
+
+        self.run_worker(job(), name="report", group="report", exclusive=True,
+                        exit_on_error=False)
+
+    def on_report_ready(self, message: ReportReady) -> None:
+        self.push_screen(ReportScreen(message.markdown, message.saved))
+
+    # -- the replay controls --
+
+    def _moved(self, hint: str = "") -> None:
+        self._bar_hint = hint
+        self.refresh_view()
+
+    def action_replay_play(self) -> None:
+        if self.replaying:
+            playing = self.source.toggle()  # type: ignore[attr-defined]
+            self._moved("" if playing else "paused")
+
+    def action_replay_speed(self) -> None:
+        if self.replaying:
+            self._moved(f"speed x{self.source.faster()}")  # type: ignore[attr-defined]
+
+    def action_replay_step(self) -> None:
+        if self.replaying:
+            moved = self.source.step()  # type: ignore[attr-defined]
+            self._moved("" if moved else "end of the recording")
+
+    def action_replay_finding(self) -> None:
+        if not self.replaying:
+            return
+        found = self.source.next_finding()  # type: ignore[attr-defined]
+        if found is None:
+            self._moved("no finding appears after this moment")
+            return
+        _at, finding = found
+        self._moved(f"⚑ {finding.kind} · {finding.rule}")
+        self.tree.select_thread(finding.thread_id)
+
+    def action_replay_seek(self) -> None:
+        if not self.replaying:
+            return
+        source: Any = self.source
+
+        def chosen(values: dict[str, str] | None) -> None:
+            if not values:
+                return
+            try:
+                at = parse_at(values.get("time"), source.start, source.end)
+            except TimeSpecError as exc:
+                self.notify(str(exc), title="go to", severity="warning", markup=False)
+                return
+            source.seek(at)
+            self._moved()
+
+        self.push_screen(PromptScreen("Go to a moment of the recording", Text(AT_HELP),
+                                      [Field("time", "Time", "+1m30s, 05:17:45, -30s, end")],
+                                      submit="Go"), callback=chosen)
+
+    def show_replay_bar(self) -> None:
+        if not self.replaying:
+            return
+        source: Any = self.source
+        replay = source.replay
+        findings = len(self.view.findings) if self.view is not None else 0
+        self.main_screen.query_one(ReplayBar).show(bar_text(
+            playing=source.playing, speed=source.speed, clock=replay.clock, start=replay.start,
+            end=replay.end, index=replay.index, lines=len(replay.recording.lines),
+            findings=findings, hint=self._bar_hint))
