@@ -49,7 +49,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "write a triage report on the thread (Markdown file) and show it"),
     ActionSpec("replay_play", "r", "replay_play", "Play/Pause",
                "replay: play or pause the replay clock"),
-    ActionSpec("replay_speed", "x", "replay_speed", "Speed",
+    ActionSpec("replay_speed", "right_square_bracket", "replay_speed", "Speed",
                "replay: speed x1, x10, x100"),
     ActionSpec("replay_step", "n", "replay_step", "Step",
                "replay: on to the next recorded event"),

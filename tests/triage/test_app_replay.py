@@ -71,7 +71,7 @@ async def test_x100_and_next_finding_match_the_live_run(
         # x100 from the top: the same findings appear while it plays, then it stops at the end
         source.seek(source.start)
         app.refresh_view()
-        await pilot.press("x", "x")
+        await pilot.press("right_square_bracket", "right_square_bracket")
         assert source.speed == 100
         await pilot.press("r")  # a short recording may be over by the first frame
         appeared: dict[tuple[str, str, str], datetime] = {}
