@@ -166,9 +166,6 @@ async def t3db_run(args: argparse.Namespace) -> tuple[Any, float]:
     probe = Supervisor(config=DetectorConfig())
     feed_frames(probe, found)
     await apply_records(probe, RecordReader(homes_from(args), until=at, final=True))
-    wanted = probe.native_threads()
-    records = {t: probe.provider_record(t) for t in wanted}
-    logs = {t: probe.protocol_log(t) for t in wanted}
     folder = tempfile.mkdtemp(prefix="t3tui-t3db-")
     try:
         rec_path = Path(folder) / "t3db.ndjson"
@@ -180,13 +177,25 @@ async def t3db_run(args: argparse.Namespace) -> tuple[Any, float]:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
-    class T3DbRun(TriageRun):
-        def new_sink(self) -> Supervisor:
-            sup = Supervisor(config=self.config)
-            for thread_id in wanted:
-                sup.set_provider_record(thread_id, records[thread_id])
-                sup.set_protocol_log(thread_id, logs[thread_id])
-            return sup
-
-    run = T3DbRun(recording, DetectorConfig(), {"kind": "t3-db", "path": str(path)})
+    run = with_records(TriageRun(recording, DetectorConfig(), {"kind": "t3-db", "path": str(path)}),
+                       probe)
     return run, at.timestamp()
+
+
+def with_records(run: Any, probe: Supervisor) -> Any:
+    """`run` (a TriageRun) whose every supervisor starts with the provider records and
+    protocol logs `probe` holds (read once, as of the report's moment)."""
+    wanted = probe.native_threads()
+    records = {t: probe.provider_record(t) for t in wanted}
+    logs = {t: probe.protocol_log(t) for t in wanted}
+    plain = run.new_sink
+
+    def new_sink() -> Supervisor:
+        sup = plain()
+        for thread_id in wanted:
+            sup.set_provider_record(thread_id, records[thread_id])
+            sup.set_protocol_log(thread_id, logs[thread_id])
+        return sup
+
+    run.new_sink = new_sink
+    return run

@@ -16,6 +16,7 @@ import sys
 from typing import Any
 
 from t3tui.client.recording import RecordingError, read_recording
+from t3tui.client.replay import Replay
 from t3tui.client.secret import resolve_target
 from t3tui.client.triage import TriageRun, snapshot_recording
 from t3tui.headless.common import (
@@ -26,12 +27,13 @@ from t3tui.headless.common import (
     find_thread,
     run_async,
 )
-from t3tui.headless.postmortem import add_t3db_arguments, t3db_run
-from t3tui.headless.proof import add_proof_arguments
+from t3tui.headless.postmortem import add_t3db_arguments, t3db_run, with_records
+from t3tui.headless.proof import add_proof_arguments, apply_records, homes_from
 from t3tui.headless.replaying import AT_HELP, check_within, parse_at
-from t3tui.model import DetectorConfig, SupervisorView
+from t3tui.model import DetectorConfig, Supervisor, SupervisorView
 from t3tui.model.labels import one_line
 from t3tui.model.report import build_report, render_markdown
+from t3tui.proof.records import RecordReader
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -101,7 +103,11 @@ async def live_document(args: argparse.Namespace) -> dict[str, Any]:
     target = resolve_target(getattr(args, "url", None), getattr(args, "token", None))
     recording = await snapshot_recording(target, args.connect_timeout)
     run = TriageRun(recording, DetectorConfig(), {"kind": "live", "url": target.base_url})
-    return report_document(run, args.thread, recording.end)
+    # the provider records of the threads that session saw, read once, for every replay
+    probe = Replay(recording, lambda: Supervisor(config=DetectorConfig()))
+    probe.seek(recording.end)
+    await apply_records(probe.sink, RecordReader(homes_from(args)))
+    return report_document(with_records(run, probe.sink), args.thread, recording.end)
 
 
 def run(args: argparse.Namespace) -> int:

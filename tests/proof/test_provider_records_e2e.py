@@ -74,6 +74,10 @@ async def test_seed_004_leaves_the_triagers_trail_and_status_says_t3_never_heard
 
         human = await cli("status", "--codex-home", str(home), *server_args(backend))
         assert "unheard" in human.out and "T3 never heard" in human.out
+        report = await cli("report", "--codex-home", str(home), "--t3-home", str(state),
+                           *server_args(backend))
+        assert report.code == 0, report.err
+        assert "provider-finished-unheard" in report.out and 'last message "PONG"' in report.out
         assert digest(rollouts(home)) == before  # read, never written
 
 
