@@ -18,8 +18,10 @@ from rich.text import Text
 from t3tui.client.outcome import new_command_id
 from t3tui.headless import common
 from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread
+from t3tui.headless.proof import add_proof_arguments, apply_records, homes_from
 from t3tui.headless.render import title_of
-from t3tui.model.forwarding import forward_refusal, forward_text
+from t3tui.model.forwarding import forward_refusal, forward_text, unheard_answer, unheard_text
+from t3tui.proof.records import RecordReader
 from t3tui.protocol.commands import MessageDispatch, QueueAfterActive, StartImmediately
 
 
@@ -40,6 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="forward even though the parent was already told")
     common.add_timeout(parser, "wait S seconds for the parent's stream (default: 15)", 15.0)
     common.add_server_arguments(parser)
+    add_proof_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,12 +60,20 @@ def confirmed(args: argparse.Namespace) -> bool:
 async def forward(on: OnThread, out: Console, args: argparse.Namespace) -> int:
     child = on.row
     why_not = forward_refusal(child, force=args.force)
-    if why_not is not None:
+    unheard = None
+    if why_not is not None and child.task is not None:
+        # T3 never received the answer: the provider's own record may have it (seed 004)
+        await apply_records(on.supervisor, RecordReader(homes_from(args)))
+        row = on.supervisor.row(child.id, common.now())
+        wanted = on.supervisor.native_threads()
+        records = {t: on.supervisor.provider_record(t) for t in wanted}
+        unheard = unheard_answer(row, records) if row is not None else None
+    if why_not is not None and unheard is None:
         raise CommandError(why_not)
     parent = on.view.row(child.task.parent_thread_id) if child.task else None
     if parent is None:
         raise CommandError(f"{child.id}'s parent is not on this server")
-    text = forward_text(child)
+    text = unheard_text(child, *unheard) if unheard is not None else forward_text(child)
     out.print(Text("To ", style="bold").append(title_of(parent, parent.id)).append(":", style="bold"))
     out.print(Text(text))  # plain text: agent words are never markup
     if not confirmed(args):

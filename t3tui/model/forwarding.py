@@ -82,3 +82,29 @@ def delivery_refusal(row: ThreadRow, action: str) -> str | None:
 
 
 __all__ = ["delivery_refusal", "forward_refusal", "forward_text", "not_told", "stop_order"]
+
+
+def unheard_text(row: ThreadRow, record_text: str, marker: str, where: str) -> str:
+    """The message that hands the parent a child's answer T3 never received: the provider's
+    own record had it (`marker` at `where`), so it is quoted from there."""
+    title = one_line((row.task.title if row.task else None) or row.title)
+    task = f" (taskId {row.task.task_id})" if row.task else ""
+    lines = record_text.splitlines() or [""]
+    quoted = "\n".join("> " + one_line(line) if line.strip() else ">" for line in lines)
+    return (f'Answer of the delegated task "{title}"{task}, forwarded by t3tui: the '
+            f"provider finished the turn ({marker}, {where}) but T3 never received it.\n\n{quoted}")
+
+
+def unheard_answer(row: ThreadRow, records: dict[str, object]) -> tuple[str, str, str] | None:
+    """(text, marker, where) from a `provider_finished_unheard` finding on `row` and the
+    record it cites (the full last message, kept in memory; None when there is none)."""
+    finding = next((f for f in row.findings if f.kind == "provider_finished_unheard"), None)
+    record = records.get(row.id)
+    if finding is None or record is None:
+        return None
+    line = finding.evidence.get("recordLine")
+    turn = next((t for t in getattr(record, "turns", ()) if t.line == line), None)
+    if turn is None or not turn.last_message:
+        return None
+    where = f"{finding.evidence.get('recordFile')}:{line}"
+    return turn.last_message, str(finding.evidence.get("marker")), where

@@ -80,6 +80,13 @@ async def test_seed_004_leaves_the_triagers_trail_and_status_says_t3_never_heard
         assert "provider-finished-unheard" in report.out and 'last message "PONG"' in report.out
         assert digest(rollouts(home)) == before  # read, never written
 
+        # forward (the backend then writes the parent's new turn): the answer T3 never received goes to the parent, quoted from the record
+        sent = await cli("forward", child, "--yes", "--codex-home", str(home), *server_args(backend))
+        assert sent.code == 0, sent.out + sent.err
+        assert "T3 never received it" in sent.out and "> PONG" in sent.out
+        texts = [m["text"] for m in backend.engine.projection_wire("thread-parent")["messages"]]
+        assert any("> PONG" in t and "task_complete" in t for t in texts)
+
 
 async def test_no_record_is_no_verdict_and_a_working_provider_is_not_flagged(tmp_path) -> None:
     async with running_backend(
