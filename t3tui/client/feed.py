@@ -15,11 +15,9 @@ from typing import Any, Protocol
 
 from t3tui.client.connection import Connection, StreamHandle
 from t3tui.client.errors import ConnectionLost, RpcFailure
-from t3tui.client.items import is_duplicate, is_marker
-from t3tui.model.wire import keep_wire
+from t3tui.client.items import envelope, is_duplicate, is_marker
 from t3tui.protocol import ProtocolError
 from t3tui.protocol.methods import SUBSCRIBE_SHELL, SUBSCRIBE_THREAD
-from t3tui.protocol.stream import decode_shell_item, decode_thread_item, salvage_shell_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +121,7 @@ class Feed:
     def _on_shell(self, values: list[Any]) -> None:
         applied = 0
         for raw in values:
-            item = _decode(decode_shell_item, raw, "shell")
+            item = _decode(raw, "shell")
             if item is None or is_duplicate(item, self._sink.cursor_shell):
                 continue
             if is_marker(item):
@@ -134,7 +132,7 @@ class Feed:
     def _on_thread(self, thread_id: str, values: list[Any]) -> None:
         applied = 0
         for raw in values:
-            item = _decode(decode_thread_item, raw, f"thread {thread_id}")
+            item = _decode(raw, f"thread {thread_id}")
             if item is None or is_duplicate(item, self._sink.cursor_thread(thread_id)):
                 continue
             if is_marker(item):
@@ -206,25 +204,14 @@ def _apply(apply: Callable[[Any], Any], item: Any, where: str) -> int:
     return 1
 
 
-def _decode(decoder: Callable[[Any], Any], raw: Any, where: str) -> Any:
-    """Decode one item; a malformed one is logged and skipped so the stream keeps running.
-
-    The item keeps the object it was decoded from, so the model reads that instead of
-    re-encoding the typed item (half the cost of a large snapshot); typed sinks see no change.
-    """
+def _decode(raw: Any, where: str) -> dict[str, Any] | None:
+    """The item as it was on the wire, when its envelope is readable (`items.envelope`); a
+    malformed one is logged and skipped so the stream keeps running. The model reads the wire
+    object and refuses what it cannot apply; typed items are decoded by whoever wants them.
+    Inside a shell snapshot the model keeps every row it can read (one bad row costs only
+    itself: a row without a string id is left out)."""
     try:
-        return keep_wire(decoder(raw), raw)
+        return envelope(raw, f"{where} stream item")
     except ProtocolError as exc:
-        salvaged = salvage_shell_snapshot(raw) if where == "shell" else None
-        if salvaged is not None:
-            kept, dropped = salvaged
-            try:
-                item = keep_wire(decoder(kept), kept)
-            except ProtocolError:
-                pass
-            else:
-                log.warning("left %d malformed row(s) out of a shell snapshot: %s", dropped,
-                            exc.message)
-                return item
         log.warning("skipped a malformed %s item: %s", where, exc.message)
         return None

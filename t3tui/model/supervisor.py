@@ -166,7 +166,8 @@ class Supervisor:
             ix.reindex_sessions(rec)
         elif touched == "detached":
             ix.reindex_detaches(rec)
-        ix.touch(rec.id, with_children=touched in ("subagent", "run", "thread"))
+        # a task row reaches its child through index_task (it touches that child only)
+        ix.touch(rec.id, with_children=touched in ("run", "thread"))
 
     def _reindex(self, rec: Record) -> None:
         self._ix.relink(rec.id)

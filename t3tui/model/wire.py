@@ -59,11 +59,31 @@ def string(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+# Parsed timestamps by their text: a thread's facts are rebuilt after each of its events and
+# read the same few dozen stamps again. Bounded: cleared when full.
+_TS: dict[str, datetime | None] = {}
+_TS_MAX = 1 << 16
+
+
 def ts(value: Any) -> datetime | None:
     """An ISO-8601 timestamp (or datetime) as an aware UTC datetime; None when unreadable."""
+    if isinstance(value, str):
+        try:
+            return _TS[value]
+        except KeyError:
+            pass
+        parsed = _parse_ts(value)
+        if len(_TS) >= _TS_MAX:
+            _TS.clear()
+        _TS[value] = parsed
+        return parsed
     if isinstance(value, datetime):
         return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if not isinstance(value, str) or not value:
+    return None
+
+
+def _parse_ts(value: str) -> datetime | None:
+    if not value:
         return None
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))

@@ -165,6 +165,7 @@ class SupervisorApp(RenderMixin, TriageMixin, ActionsMixin, App[int]):
         self.watch_stream()
         if self.tick:
             self.set_interval(self.tick, self._on_tick, name="tick")
+        self.watch(self.tree, "scroll_y", self._on_scroll, init=False)
         self.refresh_view()
 
     def notify(self, message: str, *, title: str = "", **options: Any) -> None:

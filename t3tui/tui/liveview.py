@@ -1,10 +1,10 @@
 """Keeping the picture current without deriving every row per stream item.
 
 `Supervisor.view(now)` derives every row and runs every detector: O(threads), ~150 ms at 5,000.
-A stream item changes a handful of rows, and the model says which (`take_dirty`). So the app
-swaps freshly derived rows (`Supervisor.row`) into its last view (`patch_view`, cheap), and
-builds a full view only when the tree changed shape, when the connection state changes, and on
-a throttled timer for what time alone changes (`Throttle`). No Textual here.
+A stream item changes a handful of rows, and the model says which and derives them
+(`Supervisor.changed_rows`, which also covers what time alone changes). So the app swaps them
+into its last view (`patch_view`, cheap), and builds a full view only when the tree changed
+shape or the connection state changes, throttled (`Throttle`). No Textual here.
 """
 
 from __future__ import annotations

@@ -1,12 +1,14 @@
 """The app's way from the model to the screen: a mixin of `SupervisorApp` (see app.py).
 
-Two paths, one `_show()`. `_patch()`, at most once a frame (`FRAME_S`), swaps the rows the
-stream changed (`Supervisor.take_dirty` + `row`) into the last view and redraws those rows in
-place: O(rows changed), so a key press never waits behind it. `refresh_view()` is a full
-`Supervisor.view(now)`, O(threads): on a connection change, when the tree changed shape or
-most rows changed at once (a snapshot), and once a tick for what time alone changes (ages,
-dwell rules), throttled (`liveview.Throttle`) so it takes at most a fifth of the event loop
-at any tree size.
+Two paths, one `_show()`. `_patch()`, at most once a frame (`FRAME_S`), swaps the rows that
+changed (`Supervisor.changed_rows`: rows whose facts changed, rows time changed, parents whose
+children's states changed) into the last view and redraws those rows in place: O(rows
+changed), so a key press never waits behind it. Once a tick (and when the tree scrolls) the
+rows on screen are relabelled, for their ages. `refresh_view()` is a full `Supervisor.view`
+(kept rows are reused, but the tree is walked: O(threads)): only on a connection change, when
+the tree changed shape or most rows changed at once (a snapshot), throttled
+(`liveview.Throttle`) so it takes at most a fifth of the event loop at any tree size. Nothing
+O(threads) runs while events stream into a tree of a fixed shape.
 """
 
 from __future__ import annotations
@@ -92,9 +94,14 @@ class RenderMixin(_Base):
         self._schedule(self._throttle.wait())
 
     def _on_tick(self) -> None:
+        # time alone: the model re-derives what a dwell or deadline changed (changed_rows);
+        # the rows on screen are relabelled for their ages
         self._tick_due = True
-        self._full_wanted = True
         self._schedule(0.0)
+
+    def _on_scroll(self, _value: object = None) -> None:
+        self._tick_due = True  # rows scrolled into view: their ages are read now
+        self._schedule()
 
     def _frame(self) -> None:
         self._frame_timer = self._frame_at = None
@@ -126,8 +133,9 @@ class RenderMixin(_Base):
         self._full_wanted = False
         now = self.clock()
         supervisor = self.source.supervisor
+        view = supervisor.view(now)
         supervisor.take_dirty()  # the full view covers them
-        self._show(supervisor.view(now), now, None)
+        self._show(view, now, None)
         self._throttle.record(started, time.monotonic())
 
     def redraw(self) -> None:
@@ -145,16 +153,18 @@ class RenderMixin(_Base):
         supervisor = self.source.supervisor
         now = self.clock()
         extra = list(extra)
-        ids = supervisor.take_dirty()
-        if len(ids) > max(PATCH_MAX, len(base.rows) // 4):
-            # a snapshot or a resync touched most rows: one full view is cheaper than patching
+        fresh = supervisor.changed_rows(now)
+        if len(fresh) > max(PATCH_MAX, len(base.rows) // 4):
+            # a snapshot or a resync changed most rows: one full view is cheaper than patching
             if self._throttle.wait() <= 0:
                 self.refresh_view()
                 return
             self._want_full()  # it covers these rows; meanwhile keep to the ones asked for
-            ids = set()
-        ids.update(extra)
-        patch = patch_view(base, {i: supervisor.row(i, now) for i in ids}, now)
+            fresh = {}
+        for thread_id in extra:
+            if thread_id not in fresh:
+                fresh[thread_id] = supervisor.row(thread_id, now)  # kept: no re-derivation
+        patch = patch_view(base, fresh, now)
         if patch.reshaped or not patch.view.synchronized:
             self._want_full()
         flt = self.row_filter

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from t3tui.protocol.stream import ThreadEventItem, ThreadSnapshotItem
+from t3tui.protocol import ProtocolError
+from t3tui.protocol.stream import ThreadEventItem, ThreadSnapshotItem, decode_thread_item
 
 # Enough for the transcript view; older messages stay on the server.
 MAX_MESSAGES = 400
@@ -125,6 +126,25 @@ def _prompt(item: Any) -> RequestPrompt | None:
     return RequestPrompt(str(request_id), "user_input", prompt, questions=questions)
 
 
+# the event types a transcript shows (see `TranscriptStore._event`)
+SHOWN_EVENTS = frozenset({"message.updated", "run.created", "run.updated", "turn-item.updated"})
+
+
+def _typed(item: dict[str, Any]) -> Any:
+    """The typed item for a wire dict the transcript reads; None for the rest or bad input."""
+    kind = item.get("kind")
+    if kind == "event":
+        event = item.get("event")
+        if not isinstance(event, dict) or event.get("type") not in SHOWN_EVENTS:
+            return None
+    elif kind != "snapshot":
+        return None
+    try:
+        return decode_thread_item(item)
+    except ProtocolError:
+        return None  # the supervisor took what it could; the transcript skips it
+
+
 class TranscriptStore:
     """Per-thread transcripts, fed the same thread items as the supervisor."""
 
@@ -138,6 +158,9 @@ class TranscriptStore:
         self._threads.pop(thread_id, None)
 
     def apply(self, thread_id: str, item: Any) -> None:
+        """A thread item, typed or as the wire dict (decoded here only when it is shown)."""
+        if isinstance(item, dict):
+            item = _typed(item)
         if isinstance(item, ThreadSnapshotItem):
             self._threads[thread_id] = self._from_projection(item.projection)
         elif isinstance(item, ThreadEventItem):

@@ -6,6 +6,7 @@ from typing import Any
 
 from t3tui.client.items import is_snapshot
 from t3tui.model import Supervisor
+from t3tui.model.wire import as_wire
 
 
 class Recording(Supervisor):
@@ -17,12 +18,13 @@ class Recording(Supervisor):
         self.since_snapshot: dict[str | None, tuple[int, list[int]]] = {}
 
     def _record(self, stream: str | None, item: Any) -> None:
-        if is_snapshot(item):
-            snap = item.snapshot.snapshot_sequence if stream is None else item.snapshot_sequence
+        w = as_wire(item, "item")  # the feed hands wire dicts; typed items work too
+        if is_snapshot(w):
+            snap = w["snapshot"]["snapshotSequence"] if stream is None else w["snapshotSequence"]
             self.since_snapshot[stream] = (snap, [])
-        elif isinstance(getattr(item, "sequence", None), int):
-            self.handed.append((stream, item.sequence))
-            self.since_snapshot[stream][1].append(item.sequence)
+        elif isinstance(w.get("sequence"), int):
+            self.handed.append((stream, w["sequence"]))
+            self.since_snapshot[stream][1].append(w["sequence"])
 
     def apply_shell(self, item: Any) -> None:
         self._record(None, item)

@@ -92,8 +92,10 @@ async def settle_me_ready(app: SupervisorApp) -> tuple[ThreadRow, ThreadRow]:
 async def choose(pilot: Any, label: str) -> None:
     app: SupervisorApp = pilot.app
     await until(lambda: isinstance(app.screen, ConfirmScreen), what="a confirmation")
+    # the screen is pushed before its buttons are mounted (seen under load)
+    await until(lambda: any(str(b.label) == label for b in app.screen.query(Button)),
+                what=f"the {label!r} button")
     buttons = {str(b.label): b for b in app.screen.query(Button)}
-    assert label in buttons, f"{label!r} not in {list(buttons)}"
     await pilot.click(f"#{buttons[label].id}")
 
 
