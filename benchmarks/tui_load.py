@@ -213,7 +213,8 @@ async def measure(load_threads: int, rate: float, seconds: float, tree_threads: 
     restore = watch.install()
     timed = Timed({"full refresh_view": (SupervisorApp, "refresh_view"),
                    "view(now)": (Supervisor, "view"), "tree.sync": (ThreadTree, "sync"),
-                   "_patch (dirty rows)": (SupervisorApp, "_patch"),
+                   "_patch (changed rows)": (SupervisorApp, "_patch"),
+                   "changed_rows(now)": (Supervisor, "changed_rows"),
                    "row(id, now)": (Supervisor, "row")})
     await asyncio.gather(load.start(), tree.start())
     runs: list[LoadResult] = []

@@ -49,6 +49,7 @@ class Assembler:
         self.cache = cache or RowCache()
         self.interrupts = interrupts or {}
         self._busy: dict[str, bool] = {}
+        self._kids: dict[str, list[str]] = {}
         self._derived: dict[str, tuple[Derived, list[Finding], ThreadContext, datetime | None]] = {}
 
     # -- visibility and order --
@@ -74,8 +75,11 @@ class Assembler:
         return (created or _EPOCH, thread_id)
 
     def visible_children(self, thread_id: str) -> list[str]:
-        kids = [c for c in self.ix.children.get(thread_id, ()) if self.visible(c)]
-        return sorted(kids, key=self._order_key)
+        kids = self._kids.get(thread_id)  # the tree does not change within one pass
+        if kids is None:
+            kids = [c for c in self.ix.children.get(thread_id, ()) if self.visible(c)]
+            kids = self._kids[thread_id] = sorted(kids, key=self._order_key)
+        return kids
 
     def tree(self) -> list[tuple[str, int]]:
         """(thread id, depth) in tree order; orphans and cycle members end up at top level."""

@@ -194,9 +194,10 @@ def task_facts(parent_id: str, proj: Projection) -> tuple[TaskFacts, ...]:
 
 
 def native_side(proj: Projection | None, run: dict[str, Any] | None,
-                base: dict[str, Any]) -> tuple[Any, ...]:
+                base: dict[str, Any], turns: dict[int, Any] | None = None) -> tuple[Any, ...]:
     """(native thread ref, native turn ref, T3 provider turn id, its start) for a run (else the
-    thread's active provider thread): what the provider's own record is looked up by."""
+    thread's active provider thread): what the provider's own record is looked up by.
+    `turns`: latest turns already looked up, by id() of their run."""
     if proj is None:
         return None, None, None, None
     pthread_id = (run or {}).get("providerThreadId") or base.get("activeProviderThreadId")
@@ -205,18 +206,24 @@ def native_side(proj: Projection | None, run: dict[str, Any] | None,
         pthread = max(proj.provider_threads.values(), key=lambda p: ts_key(p.get("updatedAt")))
     driver = string(pthread.get("driver")) if pthread else None
     thread_ref = native_ref(pthread.get("nativeThreadRef"), driver) if pthread else None
-    turn = proj.latest_turn(run) if run else None
+    if run is None:
+        turn = None
+    elif turns is not None and id(run) in turns:
+        turn = turns[id(run)]
+    else:
+        turn = proj.latest_turn(run)
     turn_ref = native_ref(turn.get("nativeTurnRef"), driver) if turn else None
     return (thread_ref, turn_ref, string(turn.get("id")) if turn else None,
             ts(turn.get("startedAt")) if turn else None)
 
 
-def _provider_side(proj: Projection, run: dict[str, Any] | None) -> tuple[Any, ...]:
+def _provider_side(proj: Projection, run: dict[str, Any] | None,
+                   turns: dict[int, Any]) -> tuple[Any, ...]:
     """(turn status, turn ended at, provider thread idle-at, stopped session) for a run."""
     if run is None:
         return None, None, None, None
     started = ts(run.get("startedAt")) or ts(run.get("requestedAt"))
-    turn = proj.latest_turn(run)
+    turn = turns[id(run)] = proj.latest_turn(run)
     turn_status = string(turn.get("status")) if turn else None
     turn_end = ts(turn.get("completedAt")) if turn else None
     pthread = proj.provider_threads.get(str(run.get("providerThreadId")))
@@ -262,8 +269,10 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
     since = None
     if run is not None and proj is not None:
         since = proj.run_since.get(str(run.get("id")), (None, None))[1]
-    turn_status, turn_end, idle_at, stopped = _provider_side(proj, run) if proj else (None,) * 4
-    native_thread, native_turn, pturn_id, pturn_start = native_side(proj, run or latest_run, sh or app)
+    turns: dict[int, Any] = {}  # each run's latest turn, looked up once
+    turn_status, turn_end, idle_at, stopped = _provider_side(proj, run, turns) if proj else (None,) * 4
+    native_thread, native_turn, pturn_id, pturn_start = native_side(proj, run or latest_run,
+                                                                    sh or app, turns)
     tasks = task_facts(thread_id, proj) if proj else ()
     cohorts = {}
     if proj:
