@@ -29,7 +29,7 @@ class Entry:
     until: datetime | None       # the first moment its answer may differ by time alone
     volatile: bool               # findings or a check-in: exact only at `at`
     busy: bool                   # live work in its subtree (what the parent reads)
-    key: tuple[Any, ...]         # its place among its siblings
+    order: Any                   # its place among its siblings (the sort key's time)
 
     def holds(self, now: datetime) -> bool:
         """State, busy and order are still right at `now`."""
@@ -42,7 +42,7 @@ class Entry:
     @property
     def summary(self) -> tuple[Any, ...]:
         """What the parent's row reads of this one."""
-        return self.row.state, self.row.parent_id, self.busy, self.key
+        return self.row.state, self.row.parent_id, self.busy, self.order
 
 
 def summary(entry: Entry | None) -> tuple[Any, ...] | None:

@@ -326,7 +326,7 @@ class Supervisor:
         if volatile:
             until = min(until, asm.now + VOLATILE_S) if until else asm.now + VOLATILE_S
         entry = Entry(row, asm.now, until, volatile, asm.busy(thread_id),
-                      asm._order_key(thread_id))
+                      asm._order_key(thread_id)[0])
         self._cache.store(thread_id, entry)
         return entry
 

@@ -60,9 +60,10 @@ def string(value: Any) -> str | None:
 
 
 # Parsed timestamps by their text: a thread's facts are rebuilt after each of its events and
-# read the same few dozen stamps again. Bounded: cleared when full.
+# read the same few dozen stamps again. Small and cleared when full: it serves the threads
+# that are busy now, not every stamp of a large tree (memory per thread must not grow).
 _TS: dict[str, datetime | None] = {}
-_TS_MAX = 1 << 16
+_TS_MAX = 4096
 
 
 def ts(value: Any) -> datetime | None:
