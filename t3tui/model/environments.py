@@ -87,6 +87,11 @@ class Combined:
     def take_dirty(self) -> set[str]:
         return {qualify(n, t) for n, s in self.supervisors.items() for t in s.take_dirty()}
 
+    def changed_rows(self, now: datetime) -> dict[str, ThreadRow | None]:
+        """Every environment's changed rows (`Supervisor.changed_rows`), qualified."""
+        return {qualify(n, t): qualify_row(n, r) if r is not None else None
+                for n, s in self.supervisors.items() for t, r in s.changed_rows(now).items()}
+
     @property
     def cursor_shell(self) -> int | None:
         """Something was received once from some environment (the app's "has data")."""

@@ -45,6 +45,17 @@ def test_combined_row_dirty_and_cursor() -> None:
     assert combined.cursor_shell == laptop.cursor_shell is not None
 
 
+def test_combined_changed_rows_are_qualified() -> None:
+    laptop, devbox = supervisor("seed000_serialized"), supervisor("seed004_healthy")
+    combined = Combined([("laptop", laptop), ("devbox", devbox)])
+    t = now(10_000)
+    changed = combined.changed_rows(t)
+    expected = {r.id for r in combined.view(t).rows}
+    assert set(changed) == expected and all(r is not None and r.id in expected
+                                            for r in changed.values())
+    assert combined.changed_rows(t) == {}  # nothing changed since
+
+
 def test_an_environment_down_does_not_unsynchronize_the_others() -> None:
     synced, lost = supervisor("seed000_serialized"), supervisor("seed000_serialized")
     lost.mark_stale()  # its socket dropped: its rows are stale until it resyncs
