@@ -74,6 +74,7 @@ class Feed:
         self._synced: set[str | None] = set()
         self._refused: set[str] = set()
         self._dirty = asyncio.Event()
+        self._reconciled: set[str] | None = None  # what the reconciler last worked towards
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -143,7 +144,10 @@ class Feed:
         self._batch_done(thread_id, applied)
 
     def _batch_done(self, thread_id: str | None, applied: int) -> None:
-        self.reconcile()
+        # Wake the reconciler only when the wanted threads changed: most batches change no
+        # interest, and a task wake-up per batch cost more than the model's work on it.
+        if self.wanted() != self._reconciled:
+            self.reconcile()
         self._on_batch(StreamUpdate(thread_id, applied, thread_id in self._synced))
 
     def _shell_ended(self, future: asyncio.Future[None]) -> None:
@@ -171,7 +175,7 @@ class Feed:
         while self._conn.is_open:
             await self._dirty.wait()
             self._dirty.clear()
-            wanted = self.wanted()
+            wanted = self._reconciled = self.wanted()
             try:
                 for thread_id in sorted(wanted - set(self._handles)):
                     await self._subscribe(thread_id)
