@@ -21,7 +21,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from t3tui.protocol import ProtocolError
-from t3tui.protocol.base import dumps
+from t3tui.protocol.base import dumps, parse_json
 from t3tui.protocol.rpc import (
     Ack,
     Chunk,
@@ -37,7 +37,7 @@ from t3tui.protocol.rpc import (
     Ping,
     Pong,
     Request,
-    decode_client_frame,
+    decode_client_message,
     encode_message,
 )
 
@@ -285,20 +285,31 @@ class RpcConnection:
             self.send(Defect(defect="Binary frames are not supported; send JSON text frames."))
             return
         try:
-            messages = decode_client_frame(frame)
+            parsed = parse_json(frame)
+            if isinstance(parsed, dict) and parsed.get("_tag") == "Ack" \
+                    and isinstance(request_id := parsed.get("requestId"), str):
+                # the commonest frame by far (one per Chunk per client): what Ack.from_wire
+                # would accept, without building the model
+                self._on_ack(request_id)
+                return
+            items = parsed if isinstance(parsed, list) else [parsed]
+            messages = [decode_client_message(item) for item in items]
         except ProtocolError as error:
             self.send(Defect(defect=f"Malformed message: {error.message}"))
             return
         for message in messages:
             self._on_message(message)
 
+    def _on_ack(self, request_id: str) -> None:
+        entry = self._inflight.get(request_id)
+        if entry is not None and entry.sink is not None:
+            entry.sink.ack()
+
     def _on_message(self, message: Any) -> None:
         if isinstance(message, Request):
             self._on_request(message)
         elif isinstance(message, Ack):
-            entry = self._inflight.get(message.request_id)
-            if entry is not None and entry.sink is not None:
-                entry.sink.ack()
+            self._on_ack(message.request_id)
         elif isinstance(message, Interrupt):
             self._on_interrupt(message.request_id)
         elif isinstance(message, Ping):

@@ -18,6 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from t3tui.client.errors import ConnectionLost, RpcFailure
 from t3tui.protocol import ProtocolError
+from t3tui.protocol.base import parse_json
 from t3tui.protocol.rpc import (
     Ack,
     Chunk,
@@ -30,7 +31,7 @@ from t3tui.protocol.rpc import (
     Ping,
     Pong,
     Request,
-    decode_server_frame,
+    decode_server_message,
     encode_message,
 )
 
@@ -87,6 +88,7 @@ class Connection:
         self._ping_interval = ping_interval
         self._ids = itertools.count(1)
         self._calls: dict[str, asyncio.Future[Any]] = {}
+        self._acks: dict[str, tuple[Ack, str]] = {}  # each stream's Ack, encoded once
         self._streams: dict[str, StreamHandle] = {}
         self._awaiting_pong = False
         self._tasks: list[asyncio.Task[None]] = []
@@ -152,10 +154,11 @@ class Connection:
             raise ConnectionLost(self.closed.result())
         return str(next(self._ids))
 
-    async def _send(self, message: Any) -> None:
+    async def _send(self, message: Any, text: str | None = None) -> None:
         if self.closed.done():
             raise ConnectionLost(self.closed.result())
-        text = encode_message(message)
+        if text is None:
+            text = encode_message(message)
         if self._tap is not None:
             self._tap.sent(message, text)
         try:
@@ -170,13 +173,18 @@ class Connection:
                 if isinstance(text, bytes):
                     text = text.decode("utf-8", errors="replace")
                 try:
-                    messages = decode_server_frame(text)
+                    parsed = parse_json(text)
+                    chunk = _chunk_of(parsed)
+                    items = parsed if isinstance(parsed, list) else [parsed]
+                    messages = [] if chunk else [decode_server_message(i) for i in items]
                 except ProtocolError:
                     if self._tap is not None:
                         self._tap.received(text, readable=False)
                     raise
                 if self._tap is not None:
                     self._tap.received(text)
+                if chunk is not None:
+                    await self._on_chunk(*chunk)
                 for message in messages:
                     await self._handle(message)
                 if self.closed.done():
@@ -191,14 +199,7 @@ class Connection:
 
     async def _handle(self, message: Any) -> None:
         if isinstance(message, Chunk):
-            handle = self._streams.get(message.request_id)
-            if handle is not None and handle.on_values is not None:
-                try:
-                    handle.on_values(list(message.values))
-                except Exception:
-                    # A consumer bug must not stall the stream: the Ack still goes out.
-                    log.exception("stream consumer failed on request %s", message.request_id)
-            await self._send(Ack(request_id=message.request_id))
+            await self._on_chunk(message.request_id, list(message.values))
         elif isinstance(message, Exit):
             self._finish(message)
         elif isinstance(message, Pong):
@@ -206,7 +207,22 @@ class Connection:
         elif isinstance(message, Defect):
             self.abort(f"server reported a protocol defect: {str(message.defect)[:300]}")
 
+    async def _on_chunk(self, request_id: str, values: list[Any]) -> None:
+        handle = self._streams.get(request_id)
+        if handle is not None and handle.on_values is not None:
+            try:
+                handle.on_values(values)
+            except Exception:
+                # A consumer bug must not stall the stream: the Ack still goes out.
+                log.exception("stream consumer failed on request %s", request_id)
+        ack = self._acks.get(request_id)
+        if ack is None:  # a stream acks every chunk: encode its Ack once
+            ack = Ack(request_id=request_id)
+            ack = self._acks[request_id] = (ack, encode_message(ack))
+        await self._send(*ack)
+
     def _finish(self, message: Exit) -> None:
+        self._acks.pop(message.request_id, None)
         exit_ = message.exit
         call = self._calls.pop(message.request_id, None)
         if call is not None and not call.done():
@@ -258,3 +274,13 @@ class Connection:
                 handle.done.set_exception(lost)
         self._calls.clear()
         self._streams.clear()
+
+
+def _chunk_of(parsed: Any) -> tuple[str, list[Any]] | None:
+    """(request id, values) when a frame is one Chunk, the commonest frame by far: what
+    `Chunk.from_wire` accepts, read without building the model; None for anything else."""
+    if isinstance(parsed, dict) and parsed.get("_tag") == "Chunk":
+        request_id, values = parsed.get("requestId"), parsed.get("values")
+        if isinstance(request_id, str) and isinstance(values, list):
+            return request_id, values
+    return None
