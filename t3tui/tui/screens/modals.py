@@ -52,7 +52,14 @@ class ConfirmScreen(ModalScreen[str | None]):
                 yield Button("Cancel", variant="default", id="choice-cancel", name="")
 
     def on_mount(self) -> None:
-        self.query(Button).first().focus()
+        self._focus_first()
+
+    def _focus_first(self) -> None:
+        buttons = self.query(Button)
+        if buttons:
+            buttons.first().focus()
+        else:  # its buttons were not mounted yet (seen on a loaded machine): after the refresh
+            self.call_after_refresh(self._focus_first)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
