@@ -48,13 +48,7 @@ class PostMortem:
 
 
 def _t3_home(args: argparse.Namespace) -> Path | None:
-    homes = resolve_homes(t3_home=getattr(args, "t3_home", None))
-    if homes.t3_logs is None:
-        return None
-    # t3_logs is <base>/userdata/logs/provider or <base>/logs/provider
-    logs = homes.t3_logs
-    base = logs.parent.parent
-    return base.parent if base.name == "userdata" else base
+    return resolve_homes(t3_home=getattr(args, "t3_home", None)).t3_base
 
 
 def load_frames_at(args: argparse.Namespace) -> tuple[list[dict[str, Any]], datetime, Path, str, int]:

@@ -17,6 +17,7 @@ class ProofHomes:
     codex: Path | None
     claude: Path | None
     t3_logs: Path | None = None  # T3's provider protocol logs (<state>/logs/provider)
+    t3_base: Path | None = None  # T3's base or state dir as given (its database is under it)
 
     @property
     def enabled(self) -> bool:
@@ -65,4 +66,5 @@ def resolve_homes(codex: str | None = None, claude: str | None = None, *, enable
         codex=pick(codex, "T3TUI_CODEX_HOME", "CODEX_HOME", home / ".codex"),
         claude=pick(claude, "T3TUI_CLAUDE_HOME", "CLAUDE_CONFIG_DIR", home / ".claude"),
         t3_logs=t3_logs_dir(t3) if t3 is not None else None,
+        t3_base=t3,
     )
