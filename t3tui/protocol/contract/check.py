@@ -93,7 +93,11 @@ def _label(value: Any) -> str:
         return type(value).__name__
     kind = value.get("kind")
     if kind == "event" and isinstance(value.get("event"), dict):
-        return f"event {value['event'].get('type')}"
+        event = value["event"]
+        payload = event.get("payload")
+        if event.get("type") == "turn-item.updated" and isinstance(payload, dict):
+            return f"event turn-item.updated {payload.get('type')}"
+        return f"event {event.get('type')}"
     return str(kind) if kind is not None else "object"
 
 
