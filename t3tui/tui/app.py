@@ -48,6 +48,7 @@ from t3tui.tui.render import NARROW, RenderMixin
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.source import Source
 from t3tui.tui.triage_actions import TriageMixin
+from t3tui.tui.tree_actions import TreeActionsMixin
 from t3tui.tui.widgets.env_tree import EnvThreadTree
 from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
 from t3tui.tui.widgets.replay_bar import ReplayBar
@@ -69,7 +70,7 @@ class FilterInput(Input):
     BINDINGS = [Binding("escape", "app.clear_filter", "Clear filter", id="filter.clear")]
 
 
-class SupervisorApp(RenderMixin, TriageMixin, ActionsMixin, App[int]):
+class SupervisorApp(RenderMixin, TriageMixin, ActionsMixin, TreeActionsMixin, App[int]):
     """`SupervisorApp(source, config=..., clock=..., new_id=...)`; see the module docstring."""
 
     CSS_PATH = "styles.tcss"

@@ -9,9 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from t3tui.model import SupervisorView, ThreadRow
+from t3tui.model.forwarding import forward_refusal
 
-NEEDS_ROW = frozenset({"open", "settle", "checkin", "interrupt", "answer", "message"})
-NEEDS_SERVER = frozenset({"settle", "checkin", "interrupt", "answer", "message"})
+NEEDS_ROW = frozenset({"open", "settle", "checkin", "interrupt", "answer", "message",
+                       "stop_tree", "forward", "dispose", "acknowledge"})
+NEEDS_SERVER = frozenset({"settle", "checkin", "interrupt", "answer", "message",
+                          "stop_tree", "forward", "dispose", "acknowledge"})
+# a direct child in one of these states keeps something running below a thread
+BUSY_STATES = frozenset({"running", "waiting", "queued", "creating", "draining", "stuck",
+                         "needs-input", "orphaned"})
 
 
 def unavailable(
@@ -51,6 +57,14 @@ def unavailable(
             return "no active run to interrupt"
     elif action == "answer" and row.pending_request is None:
         return "no pending approval or question"
+    elif action == "stop_tree":
+        if row.active_run_id is None and not any(
+                n for state, n in row.child_counts.items() if state in BUSY_STATES):
+            return "nothing is running in this subtree"
+    elif action == "forward":
+        return forward_refusal(row)
+    elif action in ("dispose", "acknowledge") and row.task is None:
+        return "not a delegated child: it has no completion delivery"
     return None
 
 

@@ -62,7 +62,7 @@ def _notice(change: Change) -> Notice | None:
         if finding.kind == "undelivered_result":
             return Notice("undelivered", change.thread_id,
                           f"⚑ {title}: its result never reached the parent ({finding.reason}); "
-                          "forward it (f)", "warning", title)
+                          "forward it (F)", "warning", title)
         if finding.kind == "orphaned_delivery":
             return Notice("orphaned", change.thread_id,
                           f"⚑ {title}: still working, but its parent will not be told ({finding.reason})",

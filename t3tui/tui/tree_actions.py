@@ -1,0 +1,113 @@
+"""The app's second-wave actions: stop a subtree, forward a result, dispose or acknowledge a
+pending delivery. A mixin of `SupervisorApp` next to `ActionsMixin`; every one asks first,
+then runs its flow (`tree_flows.py`, `flows.send_message`) in a worker."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from t3tui.model.forwarding import forward_text, stop_order
+from t3tui.tui import flows, tree_flows
+from t3tui.tui.screens.modals import Choice, ConfirmScreen
+
+if TYPE_CHECKING:
+    from t3tui.tui.app import SupervisorApp
+
+    _Base = SupervisorApp
+else:
+    _Base = object
+
+
+def _quoted(title: str) -> str:
+    return f"“{title}”"
+
+
+class TreeActionsMixin(_Base):
+    """Action methods of `SupervisorApp` (see the module docstring)."""
+
+    def action_stop_tree(self) -> None:
+        row, view = self.current_row(), self.view
+        if row is None or view is None:
+            return
+        targets = [tree_flows.StopTarget(r.id, r.active_run_id or "", r.title or r.id)
+                   for r in stop_order(view, row.id)]
+        if not targets:
+            self.notify("nothing is running in this subtree", severity="warning", markup=False)
+            return
+        body = Text(f"Interrupts {len(targets)} run{'s' if len(targets) != 1 else ''}, deepest "
+                    "first, each confirmed from the stream before the next:\n")
+        for target in targets:
+            body.append(f"\n• {target.title}", style="bold").append(f"  run {target.run_id}")
+        body.append("\n\nTheir work is lost; a stopped parent's children that are not stopped "
+                    "here would never report to it.")
+
+        def chosen(key: str | None) -> None:
+            if key != "stop":
+                return
+            self.quiet([t.thread_id for t in targets])
+            self.start_flow(row.id, "stop_tree", lambda report: tree_flows.stop_tree(
+                self.source, targets, report=report, clock=self.clock,
+                timeout=self._timeout(), new_id=self.new_id))
+
+        self.push_screen(ConfirmScreen(
+            f"Stop {_quoted(row.title or row.id)} and everything under it?", body,
+            [Choice("stop", f"Stop {len(targets)}", "error")]), callback=chosen)
+
+    def action_forward(self) -> None:
+        row, view = self.current_row(), self.view
+        if row is None or view is None or row.task is None:
+            return
+        parent = view.row(row.task.parent_thread_id)
+        if parent is None:
+            self.notify("its parent is not on this server", severity="warning", markup=False)
+            return
+        text = forward_text(row)
+        busy = parent.active_run_id is not None
+        body = Text(f"Sent to {_quoted(parent.title or parent.id)} as you"
+                    + (" (queued after its active run)" if busy else "")
+                    + ", exactly this:\n\n", style="dim")
+        body.append(text)
+
+        def chosen(key: str | None) -> None:
+            if key != "send":
+                return
+            self.start_flow(parent.id, "message", lambda report: flows.send_message(
+                self.source, parent.id, text, report=report, clock=self.clock,
+                timeout=self._timeout(), new_id=self.new_id))
+
+        self.push_screen(ConfirmScreen(f"Forward {_quoted(row.title or row.id)}'s result?", body,
+                                       [Choice("send", "Send")]), callback=chosen)
+
+    def _delivery(self, action: str) -> None:
+        row = self.current_row()
+        if row is None or row.task is None:
+            return
+        if action == "dispose":
+            title = f"Don't wake the parent for {_quoted(row.title or row.id)}?"
+            body = Text("Its completion delivery becomes disposed: the parent will not be told "
+                        "when it finishes (you can still forward its result).")
+        else:
+            title = f"Mark {_quoted(row.title or row.id)}'s result as seen?"
+            body = Text("Its completion delivery becomes acknowledged: the parent counts as "
+                        "told (after you forwarded the result, say). A queued wake for it may "
+                        "be cancelled.")
+        body.append(f"\n\ntask {row.task.task_id} · delivery {row.task.delivery or 'unknown'}",
+                    style="dim")
+        label = "Dispose" if action == "dispose" else "Acknowledge"
+
+        def chosen(key: str | None) -> None:
+            if key == action:
+                self.start_flow(row.id, action, lambda report: tree_flows.settle_delivery(
+                    self.source, row, action, report=report, clock=self.clock,
+                    timeout=self._timeout(), new_id=self.new_id))
+
+        self.push_screen(ConfirmScreen(title, body, [Choice(action, label, "warning")]),
+                         callback=chosen)
+
+    def action_dispose(self) -> None:
+        self._delivery("dispose")
+
+    def action_acknowledge(self) -> None:
+        self._delivery("acknowledge")
