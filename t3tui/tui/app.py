@@ -47,8 +47,8 @@ from t3tui.tui.notify import Notice
 from t3tui.tui.render import NARROW, RenderMixin
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.source import Source
-from t3tui.tui.triage_actions import TriageMixin
 from t3tui.tui.tree_actions import TreeActionsMixin
+from t3tui.tui.triage_actions import TriageMixin
 from t3tui.tui.widgets.env_tree import EnvThreadTree
 from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
 from t3tui.tui.widgets.replay_bar import ReplayBar
