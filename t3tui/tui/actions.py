@@ -16,6 +16,7 @@ from rich.text import Text
 
 from t3tui.client.errors import describe
 from t3tui.client.state import Live, Stale, Syncing
+from t3tui.model.environments import unqualify
 from t3tui.protocol.enums import ApprovalDecision
 from t3tui.tui import flows
 from t3tui.tui.gates import NEEDS_ROW, interrupt_choices, unavailable
@@ -255,7 +256,16 @@ class ActionsMixin(_Base):
         row = self.current_row()
         if row is None:
             return
-        cfg, thread_id = self.config, row.id
+        self.checkin_now(row.id)
+
+    def settle_now(self, thread_id: str) -> None:
+        """Settle without the confirmation: the demo's own seed 004 step (autopilot.py)."""
+        self.start_flow(thread_id, "settle", lambda report: flows.settle(
+            self.source, thread_id, report=report, clock=self.clock, timeout=self._timeout(),
+            new_id=self.new_id))
+
+    def checkin_now(self, thread_id: str) -> None:
+        cfg = self.config
         self.start_flow(thread_id, "checkin", lambda report: flows.checkin(
             self.source, thread_id, report=report, clock=self.clock, text=cfg.checkin_text,
             expect=cfg.checkin_expect, timeout_s=cfg.checkin_timeout_s),
@@ -338,6 +348,26 @@ class ActionsMixin(_Base):
         self.row_filter = type(self.row_filter)()
         self.tree.focus()
         self.redraw()
+
+    def action_raw(self) -> None:
+        """Raw ids and evidence in the detail and transcript, or names and stories again."""
+        self.raw_ids = not self.raw_ids
+        self.notify("raw ids and evidence" if self.raw_ids else "names and stories",
+                    title="detail", timeout=2, markup=False)
+        self._patch(self._selected())
+
+    def action_copy_id(self) -> None:
+        """The thread's raw id to the clipboard (OSC 52) and in a toast, to read or select."""
+        thread_id = self.current_thread_id()
+        if thread_id is None:
+            self.notify("no thread selected", title="copy id", severity="warning", markup=False)
+            return
+        # the id the server knows: an environment's `NAME:` qualifier is ours, not the wire's
+        raw_id = unqualify(thread_id)[1] if getattr(self.source, "environments", None) \
+            else thread_id
+        self.copy_to_clipboard(raw_id)
+        self.notify(f"{raw_id}\n(copied with OSC 52 where the terminal allows it)",
+                    title="thread id", timeout=8, markup=False)
 
     def action_timeline(self) -> None:
         self.show_timeline(self.main_screen.query_one("#timeline").has_class("-off"))

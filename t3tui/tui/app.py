@@ -86,6 +86,7 @@ class SupervisorApp(RenderMixin, TriageMixin, ActionsMixin, TreeActionsMixin, Ap
         new_id: Callable[[], str] = new_command_id,
         tick: float | None = 1.0,
         handle_signals: bool = False,
+        autopilot: bool = False,
     ) -> None:
         super().__init__()
         self.source = source
@@ -114,6 +115,12 @@ class SupervisorApp(RenderMixin, TriageMixin, ActionsMixin, TreeActionsMixin, Ap
         self._frame_at: float | None = None
         self._last_frame = float("-inf")
         self._timeline_choice: bool | None = None  # the user's `t`; None: by terminal height
+        self.raw_ids = False  # `v`: raw wire ids and key=value evidence instead of names
+        # the embedded demo plays seed 004 by itself (autopilot.py); what it did, for the
+        # status bar
+        self.autopilot = autopilot
+        self.autopilot_done: set[str] = set()
+        self.demo_note = ""
         if self.config.theme in self.available_themes:
             self.theme = self.config.theme
         else:

@@ -10,6 +10,8 @@ from rich.text import Text
 from t3tui.model import Finding, SupervisorView, ThreadRow
 from t3tui.tui.labels import RowStyles, age, clock, duration, glyph, provider_text, word
 from t3tui.tui.messages import ActionStatus
+from t3tui.tui.names import display_id, humanize
+from t3tui.tui.story import story
 from t3tui.tui.transcripts import Transcript
 
 LABEL_WIDTH = 10
@@ -105,15 +107,24 @@ def render_detail(
     *,
     actions: list[ActionStatus] | None = None,
     answer_key: str = "a",
+    raw: bool = False,
+    raw_key: str = "v",
 ) -> Text:
-    """Everything known about `row`; a hint when nothing is selected."""
+    """Everything known about `row`; a hint when nothing is selected. Wire ids in text are
+    shown as thread names and findings as a story (`story.py`); `raw` shows the raw ids and
+    the `key=value` evidence instead."""
     if row is None or view is None:
         return Text("Select a thread (↑/↓) to see its state, task, runs and messages.",
                     style=styles.dim)
     state_style = styles.states.get(row.state)
     text = Text()
-    text.append(row.title or row.id, style=styles.title)
-    text.append("\n" + row.id, style=styles.dim)
+    def human(value: str) -> str:
+        return value if raw else humanize(value, view, row.id)
+
+    text.append(row.title or display_id(row.id), style=styles.title)
+    text.append("\n" + (row.id if raw else display_id(row.id)), style=styles.dim)
+    if not raw and display_id(row.id) != row.id:
+        text.append(f"  ({raw_key}: raw id)", style=styles.dim)
     text.append("\n\n")
     text.append(f"{glyph(row.state)} {word(row.state)}", style=state_style)
     since = age(row.state_since, now)
@@ -122,7 +133,7 @@ def render_detail(
     reason = reason_text(row)
     if reason:
         text.append(" — ")
-        text.append(reason)
+        text.append(human(reason))
     if row.state_since is not None:
         text.append(f"\n  since {clock(row.state_since)} UTC", style=styles.dim)
     hidden = {"stuck?", row.state}  # the state line already says these
@@ -136,10 +147,17 @@ def render_detail(
         if finding.since is not None:
             text.append(f" · for {age(finding.since, now)}", style=styles.dim)
         text.append("\n    ")
-        text.append(finding.reason)
-        for line in evidence_lines(finding):
-            text.append("\n    · ", style=styles.dim)
-            text.append(line, style=styles.dim)
+        if raw:
+            text.append(finding.reason)
+            for line in evidence_lines(finding):
+                text.append("\n    · ", style=styles.dim)
+                text.append(line, style=styles.dim)
+            continue
+        sentence, timeline = story(finding, view, row.id)
+        text.append(sentence)
+        for line in timeline:
+            text.append("\n      " + line, style=styles.dim)
+        text.append(f"\n      ({raw_key}: raw evidence)", style=styles.dim)
     _field(text, "Provider", styles)
     who = [provider_text(row) or "unknown provider"]
     if row.origin:
@@ -204,12 +222,12 @@ def render_detail(
             text.append(f" {clock(message.created_at)}", style=styles.dim)
             if message.streaming:
                 text.append(" (streaming)", style=styles.dim)
-            body = message.text if len(message.text) <= MESSAGE_CHARS else (
-                message.text[:MESSAGE_CHARS] + "…")
+            shown = human(message.text)
+            body = shown if len(shown) <= MESSAGE_CHARS else (shown[:MESSAGE_CHARS] + "…")
             text.append("\n  ")
             text.append(body.replace("\n", "\n  "))
     elif row.latest_message:
         text.append("\n\nLatest message", style=styles.title)
         text.append("\n  ")
-        text.append(row.latest_message)
+        text.append(human(row.latest_message))
     return text

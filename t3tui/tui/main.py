@@ -117,7 +117,9 @@ def run_app(args: argparse.Namespace) -> int:
                                   if exc.strerror else str(exc))
         from t3tui.tui.app import SupervisorApp
 
+        # the embedded demo plays its own seed 004 story (tui/autopilot.py)
         app = SupervisorApp(source, config=config, handle_signals=True,
+                            autopilot=bool(backends),
                             **({"clock": clock} if clock is not None else {}))
         app.run()
         return int(app.return_code or 0)

@@ -22,6 +22,7 @@ from textual.css.query import NoMatches
 
 from t3tui.client.state import Live
 from t3tui.model import SupervisorView, ThreadRow, changes
+from t3tui.tui.autopilot import next_step
 from t3tui.tui.env_render import (
     EnvStatus,
     env_banner,
@@ -214,12 +215,16 @@ class RenderMixin(_Base):
         elif not view.rows:
             hint = "No threads on this server yet." if live else "Nothing to show yet."
         screen.query_one(DetailPane).show(row, view, self.source.transcripts, now, statuses,
-                                        self.key_for("answer"), hint=hint)
+                                        self.key_for("answer"), hint=hint, raw=self.raw_ids,
+                                        raw_key=self.key_for("raw"))
         screen.query_one(TimelineView).show(row, view, self.source.transcripts, now)
         shown = len(tree.nodes)
+        if self.autopilot and changed is None and live:
+            self._autopilot(view)
         screen.query_one(StatusBar).show(self.source.label, self.conn,
                                        self.source.supervisor.cursor_shell, shown,
-                                       len(view.rows), self.row_filter.describe())
+                                       len(view.rows), self.row_filter.describe(),
+                                       note=self.demo_note)
         if envs:
             text, failed = env_banner(envs, self.key_for("quit"))
             screen.query_one(Banner).show_text(text, failed=failed)
@@ -230,9 +235,22 @@ class RenderMixin(_Base):
         if isinstance(self.screen, TranscriptScreen):
             tid = self.screen.thread_id
             self.screen.show(view.row(tid), self.source.transcripts.get(tid), now,
-                             list(self.statuses.get(tid, {}).values()))
+                             list(self.statuses.get(tid, {}).values()), view=view,
+                             raw=self.raw_ids)
         self.show_replay_bar()
         self._refresh_gates()
+
+    def _autopilot(self, view: SupervisorView) -> None:
+        """The demo's own seed 004 steps, each once, on full views (autopilot.py)."""
+        step = next_step(view, frozenset(self.autopilot_done))
+        if step is None:
+            return
+        self.autopilot_done.add(step.kind)
+        self.demo_note = step.note
+        if step.kind == "settle":
+            self.settle_now(step.thread_id)
+        else:
+            self.checkin_now(step.thread_id)
 
     def _environments(self, view: SupervisorView, now: datetime) -> list[EnvStatus]:
         """With several environments (`MultiSource`): each one's status, its tree node's

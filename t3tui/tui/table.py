@@ -27,12 +27,13 @@ from t3tui.model.labels import (
     QUIET_STATES,
     age,
     glyph,
+    middle_truncate,
     one_line,
     provider_text,
-    short_id,
     word,
 )
 from t3tui.tui.labels import RowStyles
+from t3tui.tui.names import display_id
 
 # a narrow finding column's words
 SHORT_FINDING = {"serialized": "serial", "undelivered": "undeliv", "orphaned": "orphan"}
@@ -139,7 +140,7 @@ def row_cells(row: ThreadRow, now: datetime) -> RowCells:
         native=row.origin == "provider_native", state_word=state_word,
         time=age(row.state_since, now), children=child_cell(row), finding=finding,
         finding_short=finding_short, provider=one_line(provider_text(row)),
-        short_id=short_id(row.id, SHORT_ID.width))
+        short_id=middle_truncate(display_id(row.id), SHORT_ID.width))
 
 
 def fit(text: str, width: int) -> str:

@@ -22,8 +22,10 @@ from t3tui.tui.labels import (
     duration,
     screen_safe,
 )
+from t3tui.tui.names import display_id, humanize, name_for
 from t3tui.tui.notify import grouped, notices
 from t3tui.tui.screenshots import NEEDS_INPUT_CHILD, NOW, ORCHESTRATOR, REVIEW, STUCK_CHILD
+from t3tui.tui.story import story
 from t3tui.tui.table import header, layout, render_row, row_cells
 from t3tui.tui.timeline import bars, render_timeline, runs_at_once, waits_at_once
 
@@ -110,9 +112,36 @@ def test_detail_names_rule_reason_and_evidence(view: SupervisorView,
     row = view.row(STUCK_CHILD)
     text = render_detail(row, view, showcase.transcripts.get(row.id), NOW, STYLES).plain
     assert "session-detached-by-other" in text
-    assert "detachReason: Thread settled." in text and "providerSessionId: ps-1" in text
+    # the evidence as a story: a timeline with the settling parent by name, raw on demand
+    assert "12:01:40  → its provider session was detached by “Orchestrator”" in text
+    assert "(v: raw evidence)" in text and "detachReason" not in text
+    raw = render_detail(row, view, showcase.transcripts.get(row.id), NOW, STYLES, raw=True).plain
+    assert "detachReason: Thread settled." in raw and "providerSessionId: ps-1" in raw
+    assert STUCK_CHILD in raw and STUCK_CHILD not in text and "ready-1  (v: raw id)" in text
     assert "#1 completed 12:00:12 → 12:00:15 (3s)" in text and "#2 running" in text
     assert not reason_text(row).startswith("stuck")
+
+
+def test_serialized_evidence_reads_as_a_story(view: SupervisorView) -> None:
+    sentence, timeline = story(view.row(REVIEW).findings[0], view, REVIEW)
+    assert sentence.startswith("wait calls ran one at a time")
+    assert timeline == ["12:01:28  the wait on “Reviewer A” (review-a) returned",
+                        "12:01:28  → “Reviewer B” (review-b) created, 0.02 s later"]
+
+
+def test_wire_ids_become_thread_names(view: SupervisorView) -> None:
+    task = "node:delegated-task:command%3Amcp%3Asess-1%3Adelegate-task%3Aready-1"
+    text = (f"Delegated task {task} reached a terminal state. Use task_status with taskId "
+            f"{task} to read the result.")
+    shown = humanize(text, view, ORCHESTRATOR)
+    assert shown == ("Delegated task “Ready check” (ready-1) reached a terminal state. Use "
+                     "task_status with taskId “Ready check” (ready-1) to read the result.")
+    # an id of a thread the view does not know: its short id, never the raw one
+    unknown = task.replace("ready-1", "gone-7")
+    assert humanize(f"{unknown}: failed", view) == "gone-7: failed"
+    # qualified by an environment, as in a multi-environment view
+    assert name_for("laptop:" + task, None) == "ready-1"
+    assert display_id(f"laptop:{STUCK_CHILD}") == "ready-1"
 
 
 def test_evidence_lines_shorten_ids_and_times(view: SupervisorView) -> None:

@@ -11,15 +11,18 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from t3tui.model import ThreadRow
+from t3tui.model import SupervisorView, ThreadRow
 from t3tui.tui.detail import action_text, reason_text
 from t3tui.tui.labels import RowStyles, age, clock, glyph, provider_text, word
 from t3tui.tui.messages import ActionStatus
+from t3tui.tui.names import display_id, humanize
 from t3tui.tui.transcripts import Transcript
 from t3tui.tui.widgets.panes import StyledStatic
 
 
-def render_transcript(transcript: Transcript, styles: RowStyles) -> Text:
+def render_transcript(transcript: Transcript, styles: RowStyles, *,
+                      view: SupervisorView | None = None, thread_id: str | None = None,
+                      raw: bool = False) -> Text:
     messages = transcript.ordered_messages()
     if not messages:
         return Text("No messages yet (the thread's stream is being followed).", style=styles.dim)
@@ -32,7 +35,8 @@ def render_transcript(transcript: Transcript, styles: RowStyles) -> Text:
         if message.streaming:
             text.append("  streaming…", style=styles.dim)
         text.append("\n")
-        text.append(message.text)  # agent text: plain, never markup
+        # agent text: plain, never markup; wire ids by name unless raw
+        text.append(message.text if raw else humanize(message.text, view, thread_id))
     return text
 
 
@@ -40,16 +44,16 @@ def render_heading(row: ThreadRow | None, thread_id: str, now: datetime, styles:
                    actions: list[ActionStatus]) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
     if row is None:
-        text.append(f"{thread_id} · not in the tree any more", style=styles.dim)
+        text.append(f"{display_id(thread_id)} · not in the tree any more", style=styles.dim)
         return text
     state_style = styles.states.get(row.state)
     text.append(f"{glyph(row.state)} ", style=state_style)
-    text.append(row.title or row.id, style=styles.title)
+    text.append(row.title or display_id(row.id), style=styles.title)
     text.append(f"  {word(row.state)} {age(row.state_since, now)}", style=state_style)
     reason = reason_text(row)
     if reason:
         text.append(" — ")
-        text.append(reason)
+        text.append(humanize(reason, None, thread_id))
     provider = provider_text(row)
     if provider:
         text.append(f"  {provider}", style=styles.dim)
@@ -75,13 +79,16 @@ class TranscriptScreen(Screen[None]):
         yield Footer()
 
     def show(self, row: ThreadRow | None, transcript: Transcript, now: datetime,
-             actions: list[ActionStatus]) -> None:
+             actions: list[ActionStatus], *, view: SupervisorView | None = None,
+             raw: bool = False) -> None:
         heading = self.query_one("#transcript-heading", StyledStatic)
         heading.set_text(render_heading(row, self.thread_id, now, heading.row_styles(), actions))
         body = self.query_one("#transcript-body", StyledStatic)
         scroll = self.query_one("#transcript-scroll", VerticalScroll)
         follow = scroll.scroll_y >= scroll.max_scroll_y - 1
-        if body.set_text(render_transcript(transcript, body.row_styles())) and follow:
+        rendered = render_transcript(transcript, body.row_styles(), view=view,
+                                     thread_id=self.thread_id, raw=raw)
+        if body.set_text(rendered) and follow:
             scroll.scroll_end(animate=False)
 
     def action_back(self) -> None:

@@ -44,13 +44,15 @@ class DetailPane(StyledStatic):
 
     def show(self, row: ThreadRow | None, view: SupervisorView | None,
              transcripts: TranscriptStore, now: datetime, actions: list[ActionStatus],
-             answer_key: str, *, hint: str | None = None) -> None:
+             answer_key: str, *, hint: str | None = None, raw: bool = False,
+             raw_key: str = "v") -> None:
         if row is None and hint:
             self.set_text(Text(hint))
             return
         transcript = transcripts.get(row.id) if row is not None else transcripts.get("")
         self.set_text(render_detail(row, view, transcript, now, self.row_styles(),
-                                    actions=actions, answer_key=answer_key))
+                                    actions=actions, answer_key=answer_key, raw=raw,
+                                    raw_key=raw_key))
 
 
 class TimelineView(StyledStatic):
@@ -84,7 +86,7 @@ class StatusBar(StyledStatic):
     """Server, connection state, last sequence, rows shown and the filter in force."""
 
     def show(self, label: str, state: ConnectionState, sequence: int | None, shown: int,
-             total: int, filter_text: str) -> None:
+             total: int, filter_text: str, *, note: str = "") -> None:
         styles = self.row_styles()
         text = Text(no_wrap=True, overflow="ellipsis")
         dot_style = styles.states.get("running") if isinstance(state, Live) else (
@@ -100,6 +102,9 @@ class StatusBar(StyledStatic):
         if filter_text:
             text.append(" · filter: ", style=styles.dim)
             text.append(filter_text)
+        if note:
+            text.append(" · ", style=styles.dim)
+            text.append(note, style=styles.finding)
         self.set_class(not isinstance(state, Live), "-not-live")
         self.set_text(text)
 

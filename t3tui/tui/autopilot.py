@@ -1,0 +1,61 @@
+"""The demo tells its own story: with nobody at the keys, seed 004 plays out on its own threads.
+
+The demo scenario starts "Settled by the demo (seed 004)", a parent whose child
+(`demo-auto-child`) shares its provider session. Once the parent's run is over and the child
+is done, the app settles the parent and then checks in on the child, through the same flows a
+user's `s` and `c` run; the child's check-in turn is lost (the settle detached the session)
+and the child turns stuck. The status bar says what the demo did by itself. The interactive
+flows of the README keep their own threads ("Settle me, then check in on my child").
+
+`next_step` is pure: the view in, the step due (if any) out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from t3tui.model import SupervisorView, ThreadRow
+from t3tui.tui.names import display_id
+
+AUTO_CHILD = "demo-auto-child"  # the clientRequestId in scenarios/demo.json
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: str          # "settle" | "checkin"
+    thread_id: str
+    note: str          # the status bar's line
+
+
+def _quoted(row: ThreadRow) -> str:
+    return f"“{row.title or display_id(row.id)}”"
+
+
+def find_pair(view: SupervisorView) -> tuple[ThreadRow, ThreadRow] | None:
+    """(parent, child) of the demo's own seed 004 pair, once both are in the view."""
+    child = next((r for r in view.rows if r.parent_id and display_id(r.id) == AUTO_CHILD), None)
+    parent = view.row(child.parent_id) if child is not None and child.parent_id else None
+    return (parent, child) if parent is not None and child is not None else None
+
+
+def next_step(view: SupervisorView, done: frozenset[str]) -> Step | None:
+    """The step the demo takes now, given the kinds of step already `done`."""
+    if not view.synchronized or "checkin" in done:
+        return None
+    pair = find_pair(view)
+    if pair is None:
+        return None
+    parent, child = pair
+    if "settle" not in done:
+        ready = (not parent.settled and parent.active_run_id is None
+                 and parent.pending_request is None and child.state == "done")
+        if not ready:
+            return None
+        return Step("settle", parent.id,
+                    f"demo: settling {_quoted(parent)} by itself (seed 004: its child shares "
+                    "its provider session)…")
+    if parent.settled and child.active_run_id is None:
+        return Step("checkin", child.id,
+                    f"demo: settled {_quoted(parent)} and checked in on {_quoted(child)} by "
+                    "itself: the reply is lost, watch the child turn stuck (seed 004)")
+    return None
