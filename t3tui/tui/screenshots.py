@@ -25,6 +25,9 @@ NOW = datetime(2026, 10, 4, 12, 5, 0, tzinfo=UTC)
 SERVER = "http://127.0.0.1:3773"
 REVIEW = "thread-review"
 ORCHESTRATOR = "thread-orchestrator"
+FANOUT = "thread-fanout"
+WIDE = (160, 48)
+NARROW_SIZE = (80, 24)
 STUCK_CHILD = "thread:delegated-task:command%3Amcp%3Asess-1%3Adelegate-task%3Aready-1"
 NEEDS_INPUT_CHILD = "thread:delegated-task:command%3Amcp%3Asess-1%3Adelegate-task%3Amigrate"
 
@@ -149,10 +152,12 @@ class Scene:
 
 
 SCENES: tuple[Scene, ...] = (
-    Scene("tree", "the tree in every state, serialized parent selected",
-          showcase_app, select(REVIEW)),
-    Scene("detail", "a stuck child: reason, rule, evidence, runs, messages",
-          showcase_app, select(STUCK_CHILD)),
+    Scene("tree", "the tree-table in every state, serialized parent selected (its story)",
+          showcase_app, select(REVIEW), size=WIDE),
+    Scene("detail", "a stuck child: reason, rule, its evidence as a story, runs, messages",
+          showcase_app, select(STUCK_CHILD), size=WIDE),
+    Scene("transcript", "a parent's transcript: T3's 'Delegated task … reached a terminal "
+          "state' names the task by title", showcase_app, select(FANOUT, "enter"), size=WIDE),
     Scene("needs_input", "a child blocked on an approval; agent text with [brackets] verbatim",
           showcase_app, select(NEEDS_INPUT_CHILD)),
     Scene("timeline", "serialized waits: each starts where the previous returned",
@@ -164,7 +169,11 @@ SCENES: tuple[Scene, ...] = (
           select(REVIEW)),
     Scene("help", "every key, the state glyphs, the filter syntax",
           showcase_app, select(REVIEW, "question_mark")),
-    Scene("narrow", "80x24", showcase_app, select(STUCK_CHILD), size=(80, 24)),
+    Scene("narrow", "80x24: a stuck child", showcase_app, select(STUCK_CHILD), size=NARROW_SIZE),
+    Scene("narrow_tree", "80x24: the tree-table, serialized parent selected", showcase_app,
+          select(REVIEW), size=NARROW_SIZE),
+    Scene("narrow_transcript", "80x24: a transcript with T3's delegated-task message",
+          showcase_app, select(FANOUT, "enter"), size=NARROW_SIZE),
     Scene("environments", "two environments: laptop live, devbox reconnecting and dimmed",
           environments_app, select(f"laptop:{REVIEW}"), size=(150, 44)),
     Scene("replay", "a recording replayed: the replay bar, the child flagged at its moment",

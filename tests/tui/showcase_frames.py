@@ -193,6 +193,12 @@ def fan_out(tl: Timeline) -> None:
                                                 delivery="delivered"), 141.0, "run-fo")
     tl.event(FO, "context-transfer.created", f.transfer("x-t", "subagent_result", tests, FO, 140.2),
              140.2)
+    # T3's own wake text names the task by its wire id (delivery.py); the app shows names
+    tl.event(FO, "message.updated", f.message(
+        "msg-wake-tests", FO, "run-fo", "user",
+        f"Delegated task {task_t} reached a terminal state. Use task_status with taskId "
+        f"{task_t} to read the result.", 141.0), 141.0, "run-fo")
+    say(tl, FO, "run-fo", "msg-fo-tests", f"{task_t}: completed: All 412 tests pass.", 141.5)
     _t, build = delegate(tl, FO, "run-fo", "build", "Build", 23.0, "always", "pt-build")
     _t, comp = delegate(tl, build, "run-build", "compile", "Compile", 200.0, "always", "pt-comp")
     progress(tl, comp, "run-compile", 295.0, 0, "cargo build --release")

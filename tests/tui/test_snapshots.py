@@ -25,6 +25,10 @@ def test_detail_of_a_stuck_child(snap_compare: Any) -> None:
     check(snap_compare, "detail")
 
 
+def test_transcript_names_delegated_tasks(snap_compare: Any) -> None:
+    check(snap_compare, "transcript")
+
+
 def test_needs_input_with_brackets_verbatim(snap_compare: Any) -> None:
     check(snap_compare, "needs_input")
 
@@ -45,7 +49,7 @@ def test_help_screen(snap_compare: Any) -> None:
     check(snap_compare, "help")
 
 
-@pytest.mark.parametrize("name", ["narrow"])
+@pytest.mark.parametrize("name", ["narrow", "narrow_tree", "narrow_transcript"])
 def test_80x24(snap_compare: Any, name: str) -> None:
     check(snap_compare, name)
 
