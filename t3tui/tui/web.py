@@ -131,17 +131,23 @@ class Servers:
             self.env[variable(name)] = target.token.reveal()
 
     def _demo(self, scenario: str | None, variable: Callable[[str], str]) -> bool:
+        """The demo's backends, as `t3tui` starts them: two environments, or with
+        `--scenario` one server shown without environment nodes."""
         from t3tui.tui.main import DEMO_ENVIRONMENTS, _start_demo
 
-        wanted = [("demo", scenario)] if scenario else list(DEMO_ENVIRONMENTS)
+        wanted = [("", scenario)] if scenario else list(DEMO_ENVIRONMENTS)
         targets = []
         for name, scene in wanted:
-            backend, target = _start_demo(scene, self._dirs, name if not scenario else "")
+            backend, target = _start_demo(scene, self._dirs, name)
             if backend is None:
                 return False
             self._backends.append(backend)
             targets.append((name, target))
-        self._named(targets, variable)
+        if scenario:
+            self.argv += ["--url", targets[0][1].base_url]
+            self.env["T3TUI_TOKEN"] = targets[0][1].token.reveal()
+        else:
+            self._named(targets, variable)
         return True
 
     def close(self) -> None:
