@@ -100,7 +100,7 @@ def test_the_browser_shows_the_tree_and_a_key_acts(
         browser.open(url)
         text = until_text(browser, lambda t: all(
             word in t for word in ("laptop", "devbox", "Fan out the checks",
-                                   "Parallel delegation probe")), "the two-environment tree")
+                                   "Parallel delegation")), "the two-environment tree")
         assert re.search(r"laptop +[●○]", text) and re.search(r"devbox +[●○]", text)
         assert "?token=" not in browser.evaluate("location.href")  # redirected off the token
         until_text(browser, lambda t: "● live · 2 environments" in t, "both live")
