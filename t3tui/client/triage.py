@@ -202,9 +202,13 @@ def _client_moments(replay: Replay) -> list[Moment]:
             moments.append(Moment(sent.outcome_at, "outcome", sent.thread_id,
                                   f"{outcome} {sent.type}{seq}", detail=sent.message))
     for event in replay.log.connections:
-        text = "connected" if event.opened else "connection lost"
-        moments.append(Moment(event.at, "connection", None, text,
-                              detail="" if event.opened else event.detail))
+        if event.opened:
+            moments.append(Moment(event.at, "connection", None, "connected"))
+        elif event.detail == "stopped by client":
+            moments.append(Moment(event.at, "connection", None, "the recording ends here"))
+        else:
+            moments.append(Moment(event.at, "connection", None, "connection lost",
+                                  detail=event.detail))
     return moments
 
 

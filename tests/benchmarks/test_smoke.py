@@ -21,6 +21,7 @@ EXPECTED = {
     "tui": ["figure", "median", "p95", "ratio", "n"],
     "fanout": ["clients", "backend ev/s", "bare ev/s", "backend/bare"],
     "proof": ["look", "ms", "MB read", "vs re-read"],
+    "replay": ["figure", "seconds", "ratio"],
 }
 
 

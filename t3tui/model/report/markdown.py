@@ -22,9 +22,12 @@ _TICKS = re.compile(r"`+")
 THREAD_WIDTH = 12
 
 
-def md(text: Any) -> str:
-    """Untrusted text for Markdown prose or a table cell: one line, markup escaped."""
+def md(text: Any, *, line_start: bool = False) -> str:
+    """Untrusted text for Markdown prose or a table cell: one line, markup escaped; at the
+    start of a line (`line_start`) also what would open a heading, list or quote."""
     escaped = _SPECIAL.sub(r"\\\1", one_line(str(text)))
+    if not line_start:
+        return escaped
     escaped = _LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
     return _ORDERED.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
 
@@ -112,7 +115,7 @@ def _findings(doc: dict[str, Any]) -> list[str]:
     for finding in doc["findings"]:
         word = FINDING_WORDS.get(finding["kind"], finding["kind"])
         out += [f"### ⚑ {md(word)} · `{md_code(finding['rule'])}` on {md(finding['threadId'])}",
-                "", md(finding["reason"]), "",
+                "", md(finding["reason"], line_start=True), "",
                 f"- since: {hms(finding['since'])} UTC" if finding["since"] else "- since: ?",
                 f"- first flagged: {hms(finding['flaggedAt'])} UTC" if finding["flaggedAt"]
                 else "- first flagged: before the recording's first moment", ""]
