@@ -108,6 +108,7 @@ class Replay:
         self.connection: ConnectionState = Connecting()
         self._streams: dict[str, str] = {}  # request id -> SHELL or thread id
         self._synced: set[str] = set()
+        self._refused: set[str] = set()
         self._dispatches: dict[str, int] = {}  # request id -> index in log.commands
         self._ever_live = False
         self._attempt = 0
@@ -173,6 +174,7 @@ class Replay:
         if line.get("connection") == "open":
             self._streams.clear()
             self._synced.clear()
+            self._refused.clear()
             self.connection = Stale() if self._ever_live else Syncing()
             self.log.connections.append(ConnectionEvent(at, True, "connected"))
             return
@@ -243,6 +245,9 @@ class Replay:
         stream = self._streams.pop(message.request_id, None)
         if stream is not None:
             self._synced.discard(stream)
+            if isinstance(message.exit, ExitFailure):
+                self._refused.add(stream)  # e.g. an unknown thread: not asked again
+            self._check_live()
 
     def _item(self, stream: str, raw: Any, at: float) -> None:
         shell = stream == SHELL
@@ -266,8 +271,13 @@ class Replay:
             self._on_item(None if shell else stream, raw, at)
 
     def _check_live(self) -> None:
-        if isinstance(self.connection, Syncing | Stale) and set(self._streams.values()) <= \
-                self._synced and SHELL in self._synced:
+        """Live as the session was: the shell and every thread stream it wants synchronized
+        (a thread the server refused is not waited for)."""
+        if not isinstance(self.connection, Syncing | Stale) or SHELL not in self._synced:
+            return
+        subscribed = set(self._streams.values())
+        wanted = set(self.sink.threads_of_interest()) - self._refused
+        if subscribed <= self._synced and wanted <= subscribed:
             self.connection = Live()
             self._ever_live = True
 

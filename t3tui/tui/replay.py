@@ -32,6 +32,7 @@ SPEEDS = (1, 10, 100)
 FRAME_S = 1 / 20  # how often a playing replay moves its clock
 FINDING_GAP_S = 0.25  # next_finding looks inside quiet gaps at least this long
 PRECISION_S = 0.001
+OPEN_LIMIT_S = 60.0  # a recording that never went live opens this far in
 
 
 class ReplaySource:
@@ -74,10 +75,15 @@ class ReplaySource:
         return self.replay.end
 
     def open(self) -> None:
-        """Go to the first moment the tree was complete (or the end, if it never was)."""
+        """Go to the first moment the tree was complete: the session was live (or, when it
+        never got there, OPEN_LIMIT_S into the recording)."""
         replay = self.replay
-        while not isinstance(replay.connection, Live) and replay.step() is not None:
-            pass
+        limit = self.start + OPEN_LIMIT_S
+        while not isinstance(replay.connection, Live):
+            nxt = replay.next_time()
+            if nxt is None or nxt > limit:
+                break
+            replay.step()
         self.opened = True
         self._changed()
 

@@ -200,3 +200,15 @@ async def test_record_command_then_status_and_report_on_its_file(tmp_path: Path)
     report = await cli("report", "--replay", str(path), "Same-session child")
     assert report.code == 0 and report.out.startswith("# Triage: Same-session child")
 
+
+
+async def test_watch_records_what_it_watches(tmp_path: Path) -> None:
+    path = tmp_path / "watch.ndjson.gz"
+    async with running_backend(scenario="settle-unsubscribe") as backend:
+        watched = await cli("watch", "--record", str(path), "--duration", "1", "--url",
+                            backend.url, f"--token={backend.token}")
+    assert watched.code == 0, watched.err
+    recording = read_recording(path)
+    assert recording.header["server"]["label"] == "t3tui reference backend"
+    status = await cli("status", "--replay", str(path), "--json")
+    assert status.code == 0 and len(status.json()["threads"]) == 2
