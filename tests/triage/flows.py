@@ -49,9 +49,11 @@ class Watched(Supervisor):
         self.event_types: set[str] = set()
 
     def apply_thread(self, thread_id: str, item: object) -> None:
-        event = getattr(item, "event", None)
-        if event is not None:
-            self.event_types.add(event.type)
+        # the feed hands typed items or, on its fast path, the wire dicts themselves
+        event = item.get("event") if isinstance(item, dict) else getattr(item, "event", None)
+        kind = event.get("type") if isinstance(event, dict) else getattr(event, "type", None)
+        if isinstance(kind, str):
+            self.event_types.add(kind)
         super().apply_thread(thread_id, item)
 
 
