@@ -24,7 +24,12 @@ def test_bundled_scenarios_load_with_overrides() -> None:
     assert load_scenario("parallel-probe").params["timeoutMs"] == 10000
     demo = load_scenario("demo")
     assert {p["name"]: p["toolDispatch"] for p in demo.providers} == {
-        "codex": "serial", "opencode": "parallel"}
+        "codex": "serial", "opencode": "parallel", "claude": "parallel"}
+    second_wave = {"stop-never-lands", "runaway-provider", "duplicate-delegation",
+                   "pending-delivery", "orphaned-children"}
+    assert second_wave <= set(available())
+    for name in second_wave:
+        assert "${" not in json.dumps(load_scenario(name).steps)
 
 
 def test_scenario_errors_say_what_is_wrong(tmp_path: Path) -> None:
