@@ -49,8 +49,7 @@ def assert_clean(code: int, out: bytes, err: bytes, codes: set[int]) -> None:
     assert raw_controls(err) == [], (raw_controls(err)[:10], err[-2000:])
 
 
-@pytest.mark.parametrize("mode,seed", [("crafted", 1), ("crafted", 2), ("random", 3),
-                                       ("random", 4), ("crafted", 5)])
+@pytest.mark.parametrize("mode,seed", [("crafted", 1), ("crafted", 2), ("random", 3)])
 def test_status_against_a_hostile_server(mode: str, seed: int) -> None:
     with HostileServer(mode=mode, seed=seed).running() as server:
         code, out, err, _ = t3tui(server.url, "status", "--connect-timeout", "5", timeout=30)

@@ -130,8 +130,7 @@ async def test_a_stored_event_that_cannot_be_used_is_skipped_and_reported_the_ot
     good_event = json.loads(sqlite3.connect(tmp_path / DB_FILE).execute(
         "SELECT event FROM events WHERE thread_id = 'thread-bad' ORDER BY sequence LIMIT 1"
     ).fetchone()[0])
-    surrogate = {**good_event, "eventId": "evt-s", "payload": {
-        **good_event["payload"], "title": "poison \ud800"}}
+    surrogate = {**good_event, "payload": {**good_event["payload"], "title": "poison \ud800"}}
     bad = tamper(tmp_path, [
         ("thread-bad", json.dumps(surrogate)),                       # written by an old version
         ("thread-bad", json.dumps({"type": "thread.created", "threadId": "thread-bad",
