@@ -21,7 +21,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
 from t3tui.protocol import ProtocolError
-from t3tui.protocol.base import dumps, parse_json
+from t3tui.protocol.base import dumps, parse_json, utf8_frame
 from t3tui.protocol.rpc import (
     Ack,
     Chunk,
@@ -77,12 +77,6 @@ def lone_surrogate_at(value: Any, path: str) -> str | None:
         elif isinstance(item, list):
             stack.extend((inner, f"{where}[{i}]") for i, inner in enumerate(item))
     return None
-
-
-def _escape_surrogates(text: str) -> str:
-    # A lone surrogate can only sit inside a JSON string, where `\udXXX` is its exact JSON
-    # escape: the frame stays the same JSON value and becomes encodable UTF-8.
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 class EncodedItem(str):
@@ -269,13 +263,9 @@ class RpcConnection:
             if self._outbox.qsize() < self._max_messages and self._queued_bytes < self._max_bytes:
                 self._room.set()
             try:
-                data = text.encode("utf-8")
-            except UnicodeEncodeError:
-                # Echoed client text or a stored event from before text was checked: never
-                # let it fail the socket (websockets would, encoding it in `send`).
-                data = _escape_surrogates(text).encode("utf-8")
-            try:
-                await self._ws.send(data, text=True)
+                # Echoed client text or a stored event from before text was checked may hold
+                # a lone surrogate: utf8_frame escapes it instead of failing the socket.
+                await self._ws.send(utf8_frame(text), text=True)
             except ConnectionClosed:
                 self._room.set()  # nothing drains the outbox any more: do not wait on it
                 return

@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from t3tui.client.errors import ConnectionLost, RpcFailure
 from t3tui.protocol import ProtocolError
-from t3tui.protocol.base import parse_json
+from t3tui.protocol.base import parse_json, utf8_frame
 from t3tui.protocol.rpc import (
     Ack,
     Chunk,
@@ -162,7 +162,7 @@ class Connection:
         if self._tap is not None:
             self._tap.sent(message, text)
         try:
-            await self._ws.send(text)
+            await self._ws.send(utf8_frame(text), text=True)
         except ConnectionClosed as exc:
             self.abort(f"socket closed: {exc}")
             raise ConnectionLost(self.closed.result()) from None

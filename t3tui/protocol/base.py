@@ -1,6 +1,7 @@
 """Wire model base: camelCase aliases, kept extras, exact encoding, one error type."""
 
 import json
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar, Literal, Self, Union, get_args, get_origin
@@ -111,6 +112,21 @@ def parse_json(text: str | bytes | bytearray) -> Any:
         return json.loads(text, parse_constant=_reject_constant)
     except (ValueError, TypeError, RecursionError) as exc:
         raise ProtocolError(f"frame is not valid JSON: {exc}") from exc
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_frame(text: str) -> bytes:
+    """A JSON frame as UTF-8 for a text websocket frame. JSON may carry a lone surrogate (a
+    hostile thread id, a stored title), which UTF-8 cannot: inside a JSON string, the only
+    place one can be, it is written as its exact JSON escape `\\udXXX`, so the frame is the
+    same JSON value and never fails the socket (websockets would, encoding it in `send`)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        escaped = _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+        return escaped.encode("utf-8")
 
 
 def dumps(obj: Any) -> str:

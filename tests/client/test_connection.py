@@ -166,3 +166,21 @@ async def test_an_unreadable_frame_ends_the_connection_with_a_reason() -> None:
         with pytest.raises(ConnectionLost) as info:
             await asyncio.wait_for(conn.call("server.getConfig", {}), T)
     assert "unreadable frame" in str(info.value)
+
+
+async def test_a_lone_surrogate_from_the_wire_echoed_back_does_not_fail_the_socket() -> None:
+    # A hostile server's thread id "a\ud800" (legal JSON) comes back in our subscription
+    # request: websockets cannot encode it as UTF-8 and failed the socket on every connect.
+    got: list[object] = []
+
+    async def script(peer: Peer) -> None:
+        request = await peer.recv_tag("Request")
+        got.append(request["payload"]["threadId"])
+        await peer.send({"_tag": "Exit", "requestId": request["id"],
+                         "exit": {"_tag": "Success", "value": "ok"}})
+
+    async with scripted(script) as conn:
+        value = await asyncio.wait_for(
+            conn.call("orchestration.getThreadProjection", {"threadId": "a\ud800b"}), T)
+        assert value == "ok" and conn.is_open
+    assert got == ["a\ud800b"]  # the same JSON value arrived, escaped on the wire

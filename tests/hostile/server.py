@@ -10,6 +10,8 @@ app in the test's own loop) at it. Behaviours (`mode`):
   types; then random frames and, now and then, a Defect with escapes in it or a dropped socket.
 - `random`: every frame after the handshake is drawn from a seeded generator of valid,
   half-valid and garbage frames (never an answer the client can rely on).
+- `calm`: the crafted text (hostile strings, wrong types in some rows), then nothing else: a
+  client must synchronize and show it.
 - `silent-config`: answers Ping, never answers `server.getConfig`.
 - `no-sync`: answers `server.getConfig` and sends a snapshot, never `synchronized`.
 """
@@ -250,7 +252,7 @@ class HostileServer:
                                              "settings": {}}}}))
         elif method == "orchestration.subscribeShell":
             shell_id[0] = str(rid)
-            hostile = self.mode in ("crafted", "random")
+            hostile = self.mode in ("crafted", "random", "calm")
             await send(json.dumps({"_tag": "Chunk", "requestId": rid,
                                    "values": [snapshot(rng, hostile)]}))
             if self.mode != "no-sync":
@@ -259,6 +261,9 @@ class HostileServer:
         elif method == "orchestration.subscribeThread" and self.mode == "crafted":
             await send(json.dumps({"_tag": "Chunk", "requestId": rid, "values": [
                 {"kind": "synchronized"}, random_value(rng)]}))
+        elif method == "orchestration.subscribeThread" and self.mode == "calm":
+            await send(json.dumps({"_tag": "Chunk", "requestId": rid,
+                                   "values": [{"kind": "synchronized"}]}))
         elif method == "orchestration.dispatchCommand":
             await send(json.dumps({"_tag": "Exit", "requestId": rid, "exit": {
                 "_tag": "Failure", "cause": [{"_tag": "Fail", "error": {

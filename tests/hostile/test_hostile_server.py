@@ -57,6 +57,16 @@ def test_status_against_a_hostile_server(mode: str, seed: int) -> None:
     assert server.errors == []
 
 
+@pytest.mark.parametrize("seed", [31, 32])
+def test_status_shows_hostile_text_inert_once_synchronized(seed: int) -> None:
+    with HostileServer(mode="calm", seed=seed).running() as server:
+        code, out, err, _ = t3tui(server.url, "status", "--connect-timeout", "10", timeout=40)
+    assert_clean(code, out, err, {0, 1})  # it synchronized: a lone surrogate in a thread
+    text = out.decode()                     # id no longer fails the client's socket
+    assert "STATE" in text and "THREAD" in text, text
+    assert any(mark in text for mark in ("␛", "\\x9b", "\\u202e", "\ufffd", "␀")), text
+
+
 def test_status_json_stays_exact_json_against_a_hostile_server() -> None:
     import json
 
