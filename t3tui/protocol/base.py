@@ -153,6 +153,10 @@ class WireModel(BaseModel):
     Enum fields are open (`Literal[...] | str`) so a newer server's value decodes; a model
     built in code refuses a value outside the contract's list (`ProtocolError`), so t3tui
     never sends one.
+
+    With `wire_none_is_absent` (what t3tui sends: commands, launch input), an optional field
+    given None is left out, as the contract's `Schema.optional(T)` refuses a null; only the
+    fields in `wire_nullable` (`Schema.optional(Schema.NullOr(T))`) send an explicit null.
     """
 
     model_config = ConfigDict(
@@ -165,10 +169,18 @@ class WireModel(BaseModel):
     wire_optional: ClassVar[frozenset[str]] = frozenset()
     _emit_always: ClassVar[frozenset[str]] = frozenset()
     _open_enums: ClassVar[dict[str, frozenset[str]]] = {}
+    wire_none_is_absent: ClassVar[bool] = False
+    wire_nullable: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, /, **data: Any) -> None:
         super().__init__(**data)
-        self.__pydantic_fields_set__.update(self._emit_always)
+        fields_set = self.__pydantic_fields_set__
+        fields_set.update(self._emit_always)
+        if self.wire_none_is_absent:
+            for name in list(fields_set):
+                if (name not in self._emit_always and name not in self.wire_nullable
+                        and getattr(self, name, None) is None):
+                    fields_set.discard(name)
         for name, known in self._open_enums.items():
             value = getattr(self, name)
             if isinstance(value, str) and value not in known:

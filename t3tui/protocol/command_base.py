@@ -9,6 +9,8 @@ class CommandBase(WireModel):
     type: str
     command_id: str
 
+    wire_none_is_absent = True
+
 
 class UnknownCommand(CommandBase):
     """A command type this side does not know; every key is kept."""

@@ -240,6 +240,7 @@ def decode_command(obj: Any) -> Command | UnknownCommand:
 
 
 class WorkspaceRoot(WireModel):
+    wire_none_is_absent = True
     type: Literal["root"] = "root"
     branch: str | None = None
 
@@ -247,6 +248,7 @@ class WorkspaceRoot(WireModel):
 
 
 class WorkspaceExistingWorktree(WireModel):
+    wire_none_is_absent = True
     type: Literal["existing_worktree"] = "existing_worktree"
     worktree_path: str
     branch: str | None = None
@@ -255,6 +257,7 @@ class WorkspaceExistingWorktree(WireModel):
 
 
 class WorkspaceNewWorktree(WireModel):
+    wire_none_is_absent = True
     type: Literal["worktree"] = "worktree"
     base_ref: str
     branch: str | None = None
@@ -279,6 +282,7 @@ WorkspaceStrategy = tagged_union(
 
 
 class InitialMessage(WireModel):
+    wire_none_is_absent = True
     text: str
     attachments: list[Any] = Field(default_factory=list)
     message_id: str | None = None
@@ -288,6 +292,8 @@ class InitialMessage(WireModel):
 
 class LaunchThreadInput(WireModel):
     """Payload of `orchestration.launchThread`."""
+
+    wire_none_is_absent = True
 
     command_id: str
     creation_source: CreationSource | str = "web"

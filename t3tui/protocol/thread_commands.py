@@ -91,6 +91,9 @@ class ThreadMetadataUpdate(ThreadCommand):
         {"title", "regenerate_title", "branch", "worktree_path", "expected_worktree_path",
          "linked_pull_request"}
     )
+    wire_nullable = frozenset(
+        {"branch", "worktree_path", "expected_worktree_path", "linked_pull_request"}
+    )
 
 
 class ThreadTitleRegenerationComplete(ThreadCommand):

@@ -107,3 +107,18 @@ def test_request_ids_are_integer_strings_and_a_stream_exit_carries_value() -> No
     assert ok == {"_tag": "Exit", "requestId": "7", "exit": {"_tag": "Success", "value": None}}
     assert contract.violations(contract.rpc.Exit, ok) == []
     assert contract.violations(contract.rpc.Exit, {**ok, "requestId": "req-7"})
+
+
+def test_an_optional_field_given_none_is_left_out_unless_null_means_something() -> None:
+    # the TUI's respond flow passes both keywords; `answers: null` fails upstream's schema
+    respond = p.RuntimeRequestRespond(**THREAD, request_id="r", decision="accept", answers=None)
+    assert "answers" not in respond.to_wire()
+    assert contract.violations(contract.Command, respond.to_wire()) == []
+    launch = p.LaunchThreadInput(command_id="c", project_id="project-1", title="T",
+                                 model_selection=SEL, initial_message=None, thread_id=None)
+    assert {"initialMessage", "threadId"}.isdisjoint(launch.to_wire())
+    assert contract.violations(contract.LaunchThreadInput, launch.to_wire()) == []
+    # `thread.metadata.update {branch: null}` clears the branch: that null is sent
+    update = p.ThreadMetadataUpdate(**THREAD, branch=None, title=None).to_wire()
+    assert update["branch"] is None and "title" not in update
+    assert contract.violations(contract.Command, update) == []
