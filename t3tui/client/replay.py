@@ -179,14 +179,16 @@ class Replay:
             self.log.connections.append(ConnectionEvent(at, True, "connected"))
             return
         reason = str(line.get("reason") or "connection closed")
-        self.sink.mark_stale()
+        stopped = reason == "stopped by client"
+        if not stopped:  # the recorder stopping is not the data going stale
+            self.sink.mark_stale()
         for index in self._dispatches.values():
             self.log.commands[index] = replace(
                 self.log.commands[index], outcome="unknown", outcome_at=at,
                 message=f"the connection ended first: {reason}")
         self._dispatches.clear()
         self._attempt = 1 if isinstance(self.connection, Live) else self._attempt + 1
-        if reason == "stopped by client":  # the recorder ended here, not the server
+        if stopped:  # the recorder ended here, not the server
             self.connection = Failed("the recording ends here (the client stopped)")
         else:
             self.connection = Reconnecting(self._attempt, reason)
