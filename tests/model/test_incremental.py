@@ -10,6 +10,7 @@ would show up here as a row that flips late.
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -20,11 +21,11 @@ from t3tui.model.deadlines import Collect, note
 from t3tui.model.detectors.common import held, reached
 from tests.model.factory import at, task_ids
 from tests.model.replay import feed, frame_time, load, supervisor
+from tests.model.timeline import FRAMES
 
-FIXTURES = ["approval", "overlapping_async", "parallel_waits", "seed000_serialized",
-            "seed004_detached", "seed004_healthy", "slow_progress", "stuck_rules", "tree",
-            "recorded_parallel_waits", "recorded_serial_waits", "recorded_settle_fault",
-            "recorded_settle_healthy"]
+# every recorded or synthetic stream fixture, including ones added later
+FIXTURES = sorted(p.stem for p in FRAMES.glob("*.json")
+                  if {"live", "recorded"} & set(json.loads(p.read_text())))
 # short dwells so that every rule flips inside the replayed span
 CONFIGS = [DetectorConfig(), DetectorConfig(
     provider_finished_dwell_s=3, detached_session_dwell_s=2, no_progress_s=7,
