@@ -126,7 +126,11 @@ def derive(ctx: ThreadContext, findings: list[Finding]) -> Derived:
             return out(WAITING, f"waiting on {name}{more}", first.started_at)
         return out(RUNNING, own.activity, own.run_started_at)
     if own.activity == "waiting":
-        return out(DRAINING, "draining", own.activity_since or own.provider_turn_ended_at)
+        # a person reading "draining" needs to know it is the provider being done and T3
+        # finishing up (delegation.md: brief; the drain-too-long rule flags it past ~60 s)
+        return out(DRAINING, "draining: the provider finished the turn; T3 is finalizing the "
+                   "run (checkpoint, results), normally within seconds",
+                   own.activity_since or own.provider_turn_ended_at)
     waiting = _waiting_reason(ctx)
     if waiting and own.settled:
         # settled is the user's word for "done here": a child still running does not undo it

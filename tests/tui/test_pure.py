@@ -122,6 +122,12 @@ def test_detail_names_rule_reason_and_evidence(view: SupervisorView,
     assert not reason_text(row).startswith("stuck")
 
 
+def test_a_draining_run_is_explained(view: SupervisorView) -> None:
+    build = by_title(view, "Build")
+    assert build.state == "draining"
+    assert "the provider finished the turn; T3 is finalizing the run" in build.state_reason
+
+
 def test_serialized_evidence_reads_as_a_story(view: SupervisorView) -> None:
     sentence, timeline = story(view.row(REVIEW).findings[0], view, REVIEW)
     assert sentence.startswith("wait calls ran one at a time")

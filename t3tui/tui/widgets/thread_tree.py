@@ -70,6 +70,7 @@ class ThreadTree(RowStyled, Tree[str]):
         self._layout: Layout = layout(80)
         self._collapsed: set[str] = set()
         self.header: TreeHeader | None = None
+        self._first_selected = False
 
     # -- selection --
 
@@ -167,6 +168,12 @@ class ThreadTree(RowStyled, Tree[str]):
                 self._relabel(node, row, label)
         if changed:
             self._restore_cursor(cursor, cursor_line, view)
+            if not self._first_selected and rows:
+                # the first rows: the cursor starts on a thread, not on an environment's
+                # node, so the detail pane shows something without a key press
+                self._first_selected = True
+                if self.selected_id is None:
+                    self.select_thread(rows[0].id)
         return changed
 
     def relabel(self, rows: Iterable[ThreadRow], now: datetime, *, stale: bool = False) -> bool:
