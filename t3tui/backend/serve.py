@@ -154,6 +154,12 @@ def register(subparsers: Any) -> None:
         help="also write the token into the --print-url-file file (created with mode 0600)",
     )
     parser.add_argument(
+        "--remove-data-dir",
+        action="store_true",
+        help="delete --data-dir on exit (for a parent that made it for this server alone, "
+             "such as the demo: the server outlives a parent killed outright)",
+    )
+    parser.add_argument(
         "--exit-with-stdin",
         action="store_true",
         help=(
@@ -199,7 +205,7 @@ async def _serve(args: argparse.Namespace) -> int:
     register_secret(token)
     scenario = None if args.serve_scenario == "none" else args.serve_scenario
     params = _parse_params(args.scenario_params)
-    with _data_dir(args.data_dir) as data_dir:
+    with _data_dir(args.data_dir, remove=args.remove_data_dir) as data_dir:
         options = BackendOptions(
             data_dir=data_dir,
             token=token,
@@ -310,13 +316,17 @@ def _write_url_file(path: Path, backend: Any, include_token: bool) -> None:
 
 
 @contextlib.contextmanager
-def _data_dir(given: Path | None) -> Any:
+def _data_dir(given: Path | None, *, remove: bool = False) -> Any:
     if given is not None:
         try:
             given.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as error:
             raise ServeError(f"cannot use --data-dir {given}: {error.strerror or error}") from None
-        yield given
+        try:
+            yield given
+        finally:
+            if remove:
+                shutil.rmtree(given, ignore_errors=True)
         return
     temp = Path(tempfile.mkdtemp(prefix="t3tui-serve-"))
     try:

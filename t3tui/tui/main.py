@@ -220,7 +220,9 @@ def _start_demo(scenario: str, demo_dirs: list[str], name: str = "") -> tuple[An
     print(f"t3tui: starting the demo backend ({what})…", file=sys.stderr, flush=True)
     data_dir = tempfile.mkdtemp(prefix="t3tui-demo-")
     demo_dirs.append(data_dir)
-    backend = BackendProcess(scenario=scenario, data_dir=data_dir)
+    # the child deletes its data dir when it stops, also when this process is killed outright
+    backend = BackendProcess(scenario=scenario, data_dir=data_dir,
+                             extra_args=["--remove-data-dir"])
     try:
         backend.start()
     except (BackendStartError, OSError) as exc:
