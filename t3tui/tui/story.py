@@ -59,6 +59,9 @@ PHRASES = {
     "shellUpdatedAt": "last shell update",
     "completedAt": "the child finished",
     "disposedAt": "its completion wake was disposed",
+    "endedAt": "the provider's own record ended the turn ({marker}, line {recordLine}, "
+               "last message {lastMessage!r})",
+    "recordLastLineAt": "the provider's own record was last written",
 }
 
 

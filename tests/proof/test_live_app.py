@@ -49,5 +49,8 @@ async def test_the_app_shows_provider_finished_unheard_once_with_its_evidence() 
             await pilot.pause()
             detail = await until(lambda: (t := str(app.query_one(DetailPane).render()))
                                  and "T3 never heard" in t and t, what="the detail pane")
-            assert "T3 never heard" in detail and "PONG" in detail
-            assert "recordFile" in detail and "task_complete" in detail
+            assert "PONG" in detail and "provider's own record ended the turn" in detail
+            await pilot.press("v")  # the raw evidence: the file and its line
+            raw = await until(lambda: (t := str(app.query_one(DetailPane).render()))
+                              and "recordFile" in t and t, what="the raw evidence")
+            assert "task_complete" in raw and "recordLine" in raw
