@@ -17,6 +17,7 @@ from rich.text import Text
 from t3tui.client.errors import describe
 from t3tui.client.state import Live, Stale, Syncing
 from t3tui.model.environments import unqualify
+from t3tui.model.wiretext import display_text, is_display_safe
 from t3tui.protocol.enums import ApprovalDecision
 from t3tui.tui import flows
 from t3tui.tui.gates import NEEDS_ROW, interrupt_choices, unavailable
@@ -365,6 +366,11 @@ class ActionsMixin(_Base):
         # the id the server knows: an environment's `NAME:` qualifier is ours, not the wire's
         raw_id = unqualify(thread_id)[1] if getattr(self.source, "environments", None) \
             else thread_id
+        if not is_display_safe(raw_id, one_line=True):
+            # a server picks its ids: pasted into a shell, a newline in one runs what follows
+            self.notify(f"{display_text(raw_id, one_line=True)}\n(holds control characters: "
+                        "not copied)", title="thread id", severity="warning", markup=False)
+            return
         self.copy_to_clipboard(raw_id)
         self.notify(f"{raw_id}\n(copied with OSC 52 where the terminal allows it)",
                     title="thread id", timeout=8, markup=False)
