@@ -253,12 +253,18 @@ async def snapshot_recording(target: Target, timeout: float = 15.0) -> Recording
         return read_recording(path)
 
 
-def report_name(doc: dict[str, Any]) -> str:
-    """`t3tui-report-<short id>-<moment>.md`: safe in any directory, sorted by moment."""
-    thread = doc["thread"]
-    slug = "".join(c if c.isalnum() or c in "-_" else "-" for c in thread["shortId"])[:40]
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in text)[:40].strip("-")
+
+
+def report_name(doc: dict[str, Any], env: str | None = None) -> str:
+    """`t3tui-report-[<environment>-]<short id>-<moment>.md`: safe in any directory, sorted
+    by moment. The environment's name keeps apart two servers' threads with the same id."""
+    slug = _slug(doc["thread"]["shortId"]) or "thread"
+    if env is not None:
+        slug = f"{_slug(env) or 'env'}-{slug}"
     moment = str(doc["at"]).replace("-", "").replace(":", "").split(".")[0]
-    return f"t3tui-report-{slug.strip('-') or 'thread'}-{moment}Z.md"
+    return f"t3tui-report-{slug}-{moment}Z.md"
 
 
 def save_report(text: str, directory: Path, name: str) -> Path:

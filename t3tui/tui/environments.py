@@ -13,10 +13,12 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
 from t3tui.client.errors import describe
 from t3tui.client.outcome import CommandOutcome
+from t3tui.client.recorder import Recorder, RecordingExists
 from t3tui.client.session import StreamUpdate
 from t3tui.client.settle_guard import SharedSession
 from t3tui.client.state import (
@@ -133,6 +135,24 @@ class MultiSource:
         await asyncio.gather(*(e.source.stop() for e in self.environments),
                              return_exceptions=True)
 
+    def record_to(self, path: str) -> Recorders:
+        """`--record FILE`: one recording per environment, `FILE` with its name inserted
+        (`env_path`), each a plain one-server recording that replays and reports on its own.
+        Every name is checked before any file is made, so a taken one refuses the whole
+        command and leaves nothing behind."""
+        envs = [e for e in self.environments if hasattr(e.source, "record_to")]
+        paths = {e.name: env_path(path, e.name) for e in envs}
+        for taken in (p for p in paths.values() if p.exists()):
+            raise RecordingExists(f"{taken} exists; a recording is never overwritten")
+        made: list[Recorder] = []
+        try:
+            for e in envs:
+                made.append(e.source.record_to(str(paths[e.name])))  # type: ignore[attr-defined]
+        except OSError:
+            Recorders(made).discard()
+            raise
+        return Recorders(made)
+
     # -- streams --
 
     def on_update(self, callback: Callable[[StreamUpdate], None]) -> Callable[[], None]:
@@ -192,6 +212,38 @@ class MultiSource:
     async def live_sessions(self, thread_id: str) -> list[str]:
         env, raw = self.environment(thread_id)
         return await env.source.live_sessions(raw)
+
+
+def env_path(path: str, env: str) -> Path:
+    """`runs/s.ndjson.gz` + devbox -> `runs/s-devbox.ndjson.gz`: the name goes before the
+    first suffix of the file name (never into a directory name)."""
+    given = Path(path)
+    stem, dot, suffixes = given.name.partition(".")
+    if not stem:  # a dotfile: `.rec` -> `.rec-devbox`
+        return given.with_name(f"{given.name}-{env}")
+    return given.with_name(f"{stem}-{env}{dot}{suffixes}")
+
+
+class Recorders:
+    """The recorders of `MultiSource.record_to`, closed together."""
+
+    def __init__(self, recorders: Sequence[Recorder]) -> None:
+        self.recorders = tuple(recorders)
+
+    @property
+    def paths(self) -> list[Path]:
+        return [r.path for r in self.recorders]
+
+    def close(self) -> None:
+        for recorder in self.recorders:
+            recorder.close()
+
+    def discard(self) -> None:
+        """Close and remove: the command was refused before anything was recorded."""
+        self.close()
+        for path in self.paths:
+            with contextlib.suppress(OSError):
+                path.unlink()
 
 
 def is_multi(source: object) -> bool:

@@ -76,7 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     app.add_argument(
         "--record",
         metavar="FILE",
-        help="also record the session to FILE (gzip NDJSON; never overwritten)",
+        help="also record the session to FILE (gzip NDJSON; never overwritten); with several "
+             "environments one file each, the name inserted (FILE-NAME.ndjson.gz)",
     )
     app.add_argument(
         "--frames",

@@ -9,7 +9,8 @@
   so it stops even if this process is killed outright: no orphans.
 - `--frames NAME|PATH`: replay recorded frames (no server; read-only).
 - `--replay FILE`: a recording (`t3tui record`, `--record`) on its own clock, read-only.
-- `--record FILE`: also record the supervised session (live server or demo).
+- `--record FILE`: also record the supervised session (live server or demo); several
+  environments record one file each, the environment's name inserted (`env_path`).
 
 Every startup problem is one line on stderr and exit code 2, never a traceback.
 """
@@ -108,8 +109,7 @@ def run_app(args: argparse.Namespace) -> int:
                 return EXIT_ERROR
             if record:
                 if not hasattr(source, "record_to"):
-                    return _error("--record keeps one server's session: give --url (or "
-                                  "--scenario NAME for the demo), not several environments")
+                    return _error("--record needs a live server session to record")
                 try:
                     recorder = source.record_to(record)
                 except OSError as exc:

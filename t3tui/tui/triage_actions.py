@@ -1,7 +1,10 @@
 """The app's triage keys: the triage report (live and replay) and the replay controls.
 
 A mixin of `SupervisorApp`. The report is built off the event loop (`asyncio.to_thread`): it
-replays the recording twice (t3tui.client.triage). The replay keys move the source's clock
+replays the recording twice (t3tui.client.triage). With several environments the report on a
+`NAME:ID` row rests on that environment's own source alone (its recording, its server, its
+detector config, the thread id that server knows), so it reads as it would in an app watching
+that environment only. The replay keys move the source's clock
 and then redraw everything at once, since a jump in time can change any row.
 """
 
@@ -18,6 +21,7 @@ from t3tui.client.errors import describe
 from t3tui.client.triage import TriageRun, report_name, save_report
 from t3tui.model.report import build_report, render_markdown
 from t3tui.model.timespec import AT_HELP, TimeSpecError, parse_at
+from t3tui.tui.environments import is_multi
 from t3tui.tui.keys import REPLAY_ACTIONS
 from t3tui.tui.screens.modals import Field, PromptScreen
 from t3tui.tui.screens.report import ReportScreen
@@ -57,28 +61,55 @@ class TriageMixin(_Base):
             return self.replaying and self.screen is self.main_screen
         if action in SERVER_ACTIONS and self.replaying:
             return False
-        if action == "report" and not hasattr(self.source, "triage_recording"):
+        if action == "report" and not self._can_report():
             return False
         return None
+
+    def _can_report(self) -> bool:
+        if is_multi(self.source):
+            return any(hasattr(e.source, "triage_recording")
+                       for e in self.source.environments)  # type: ignore[attr-defined]
+        return hasattr(self.source, "triage_recording")
+
+    def report_target(self, row_id: str) -> tuple[Any, str, str | None] | None:
+        """(the source the report rests on, the thread id its server knows, the environment's
+        name or None); None when that source keeps no recording to report from."""
+        source: Any = self.source
+        env: str | None = None
+        if is_multi(source):
+            try:
+                one, row_id = source.environment(row_id)
+            except (KeyError, ValueError):  # an environment's own node, not a thread
+                return None
+            source, env = one.source, one.name
+        return (source, row_id, env) if hasattr(source, "triage_recording") else None
 
     # -- the report --
 
     def action_report(self) -> None:
         row = self.current_row()
-        if row is None or not hasattr(self.source, "triage_recording"):
+        target = self.report_target(row.id) if row is not None else None
+        if target is None:
             return
-        thread_id, at = row.id, self.clock().timestamp()
+        source, thread_id, env = target
+        at = self.clock().timestamp()
         self._bar_hint = "writing the report…"
 
         async def job() -> None:
+            nonlocal at
             try:
-                recording = await self.source.triage_recording()  # type: ignore[attr-defined]
+                recording = await source.triage_recording()
+                if getattr(source, "replay", None) is None:
+                    # live, the report is as of now: a fresh short session (no --record)
+                    # begins after the key was pressed, and would leave nothing before `at`
+                    at = max(at, recording.end)
 
                 def build() -> tuple[str, Path]:
-                    run = TriageRun(recording, self.source.supervisor.config)
+                    run = TriageRun(recording, source.supervisor.config)
                     doc = build_report(run.gather(thread_id, at))
                     markdown = render_markdown(doc)
-                    return markdown, save_report(markdown, self.report_dir, report_name(doc))
+                    return markdown, save_report(markdown, self.report_dir,
+                                                 report_name(doc, env))
 
                 markdown, path = await asyncio.to_thread(build)
             except asyncio.CancelledError:
