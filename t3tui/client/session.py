@@ -36,6 +36,7 @@ from t3tui.client.state import (
     Stale,
     Syncing,
 )
+from t3tui.client.waiting import wait_for_update
 from t3tui.protocol.methods import DISPATCH_COMMAND, SERVER_GET_CONFIG
 
 __all__ = ["Session", "Sink", "StreamUpdate"]
@@ -199,21 +200,7 @@ class Session:
     ) -> T | None:
         """Re-check `predicate` after every applied batch (and every `tick` s, for deadlines);
         its first truthy value, or None when `timeout` passes first."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        wake = asyncio.Event()
-        stop = self.on_update(lambda _update: wake.set())
-        try:
-            while True:
-                wake.clear()
-                value = predicate()
-                remaining = deadline - loop.time()
-                if value or remaining <= 0:
-                    return value or None
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), min(tick, remaining))
-        finally:
-            stop()
+        return await wait_for_update(self.on_update, predicate, timeout, tick)
 
     def note(self, kind: str, data: dict[str, Any]) -> None:
         """A client-side fact for the recording, if there is one (e.g. a check-in's deadline)."""

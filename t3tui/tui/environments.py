@@ -31,6 +31,7 @@ from t3tui.client.state import (
     Stale,
     Syncing,
 )
+from t3tui.client.waiting import wait_for_update
 from t3tui.model import CheckInVerdict
 from t3tui.model.environments import Combined, qualify, unqualify
 from t3tui.tui.source import Clock, Source
@@ -174,21 +175,7 @@ class MultiSource:
 
     async def wait_until(self, predicate: Callable[[], T | None], timeout: float) -> T | None:
         """Re-check after any environment's update (and every WAIT_TICK_S s)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        wake = asyncio.Event()
-        stop = self.on_update(lambda _update: wake.set())
-        try:
-            while True:
-                wake.clear()
-                value = predicate()
-                remaining = deadline - loop.time()
-                if value or remaining <= 0:
-                    return value or None
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wake.wait(), min(WAIT_TICK_S, remaining))
-        finally:
-            stop()
+        return await wait_for_update(self.on_update, predicate, timeout, WAIT_TICK_S)
 
     # -- actions: to the thread's own environment, with the id its server knows --
 

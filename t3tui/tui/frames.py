@@ -12,24 +12,23 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
-from t3tui.client.outcome import CommandOutcome, Unknown
 from t3tui.client.session import StreamUpdate
 from t3tui.client.settle_guard import DEAD_SESSION, SharedSession, shared_sessions
 from t3tui.client.state import Connecting, ConnectionState, Live, Observable
-from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor
+from t3tui.model import DetectorConfig, Supervisor
 from t3tui.protocol import ProtocolError
 from t3tui.protocol.projection import ThreadProjection
 from t3tui.protocol.stream import decode_shell_item, decode_thread_item
-from t3tui.tui.source import Clock, TeeSink
+from t3tui.tui.readonly import ReadOnlySource
+from t3tui.tui.source import TeeSink
 from t3tui.tui.transcripts import TranscriptStore
 
 T = TypeVar("T")
-READ_ONLY = "recorded frames are read-only: nothing was sent"
 # event type prefix -> the projection list it upserts (what the settle guard reads)
 SESSION_KEYS = {"provider-session.": "providerSessions", "provider-thread.": "providerThreads"}
 
@@ -60,8 +59,10 @@ def load_frames(path: str | Path) -> list[dict[str, Any]]:
     return frames
 
 
-class FrameSource:
+class FrameSource(ReadOnlySource):
     """Feeds recorded frames to a supervisor, then holds a scripted connection state."""
+
+    refusal = "recorded frames are read-only: nothing was sent"
 
     def __init__(
         self,
@@ -73,6 +74,7 @@ class FrameSource:
         stale: bool = False,
         until: str | None = None,
     ) -> None:
+        super().__init__()
         self.label = label
         self.supervisor = Supervisor(config=config)
         self.transcripts = TranscriptStore()
@@ -83,7 +85,6 @@ class FrameSource:
         self._until = until
         self._sink = TeeSink(self.supervisor, self.transcripts)
         self._projections: dict[str, dict[str, list[dict[str, Any]]]] = {}
-        self._listeners: list[Callable[[StreamUpdate], None]] = []
         self._stopped = asyncio.Event()
 
     def apply_all(self) -> int:
@@ -129,34 +130,12 @@ class FrameSource:
 
     async def run(self) -> None:
         applied = self.apply_all()
-        for listener in list(self._listeners):
-            listener(StreamUpdate(None, applied, True))
+        self._notify(StreamUpdate(None, applied, True))
         self.state.set(self._final)
         await self._stopped.wait()
 
     async def stop(self) -> None:
         self._stopped.set()
-
-    def on_update(self, callback: Callable[[StreamUpdate], None]) -> Callable[[], None]:
-        self._listeners.append(callback)
-        return lambda: self._listeners.remove(callback)
-
-    def open_thread(self, thread_id: str) -> bool:
-        return False
-
-    def close_thread(self, thread_id: str) -> None:
-        return None
-
-    async def dispatch(self, command: Any, timeout: float) -> CommandOutcome:
-        return Unknown(READ_ONLY)
-
-    async def wait_until(self, predicate: Callable[[], T | None], timeout: float) -> T | None:
-        return predicate() or None
-
-    async def checkin(
-        self, thread_id: str, *, text: str, expect: str, timeout_s: float, clock: Clock
-    ) -> CheckInVerdict:
-        return CheckInVerdict("busy", thread_id, READ_ONLY)
 
     async def settle_risks(
         self, thread_id: str, descendants: Iterable[str]

@@ -12,22 +12,19 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any, TypeVar
 
-from t3tui.client.outcome import CommandOutcome, Unknown
 from t3tui.client.recording import Recording
 from t3tui.client.replay import Replay, utc
 from t3tui.client.session import StreamUpdate
-from t3tui.client.settle_guard import SharedSession
 from t3tui.client.state import Connecting, ConnectionState, Failed, Live, Observable
-from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor
-from t3tui.tui.source import Clock, TeeSink
+from t3tui.model import DetectorConfig, Supervisor
+from t3tui.tui.readonly import ReadOnlySource
+from t3tui.tui.source import TeeSink
 from t3tui.tui.transcripts import TranscriptStore
 
 T = TypeVar("T")
-READ_ONLY = "a replay is read-only: nothing was sent"
 SPEEDS = (1, 10, 100)
 FRAME_S = 1 / 20  # how often a playing replay moves its clock
 FINDING_GAP_S = 0.25  # next_finding looks inside quiet gaps at least this long
@@ -35,13 +32,14 @@ PRECISION_S = 0.001
 OPEN_LIMIT_S = 60.0  # a recording that never went live opens this far in
 
 
-class ReplaySource:
+class ReplaySource(ReadOnlySource):
     """See the module docstring. `recording`: from `t3tui.client.recording.read_recording`."""
 
-    read_only = True
+    refusal = "a replay is read-only: nothing was sent"
 
     def __init__(self, recording: Recording, *, config: DetectorConfig | None = None,
                  label: str | None = None) -> None:
+        super().__init__()
         self.recording = recording
         self.label = label or f"replay: {recording.path.name}"
         self._config = config
@@ -51,7 +49,6 @@ class ReplaySource:
         self.state: Observable[ConnectionState] = Observable(Connecting())
         self.playing = False
         self.speed = SPEEDS[0]
-        self._listeners: list[Callable[[StreamUpdate], None]] = []
         self._wake = asyncio.Event()
         self._stopped = False
         self.opened = False
@@ -186,36 +183,8 @@ class ReplaySource:
         if self.replay.clock >= self.end and isinstance(state, Failed | Connecting):
             state = Failed("end of the recording")
         self.state.set(state)
-        for listener in list(self._listeners):
-            listener(StreamUpdate(None, 1, True))
+        self._notify(StreamUpdate(None, 1, True))
 
     async def stop(self) -> None:
         self._stopped = True
         self._wake.set()
-
-    def on_update(self, callback: Callable[[StreamUpdate], None]) -> Callable[[], None]:
-        self._listeners.append(callback)
-        return lambda: self._listeners.remove(callback)
-
-    def open_thread(self, thread_id: str) -> bool:
-        return False
-
-    def close_thread(self, thread_id: str) -> None:
-        return None
-
-    async def dispatch(self, command: Any, timeout: float) -> CommandOutcome:
-        return Unknown(READ_ONLY)
-
-    async def wait_until(self, predicate: Callable[[], T | None], timeout: float) -> T | None:
-        return predicate() or None
-
-    async def checkin(self, thread_id: str, *, text: str, expect: str, timeout_s: float,
-                      clock: Clock) -> CheckInVerdict:
-        return CheckInVerdict("busy", thread_id, READ_ONLY)
-
-    async def settle_risks(self, thread_id: str, descendants: Iterable[str]
-                           ) -> list[SharedSession]:
-        return []
-
-    async def live_sessions(self, thread_id: str) -> list[str]:
-        return []
