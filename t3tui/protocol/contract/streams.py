@@ -5,6 +5,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StrictBool, StrictStr
 
 from ..enums import ActivityRunStatus, MessageRole, RunStatus, RuntimeRequestKind, ThreadLocation
+from ..events import THREAD_EVENT_TYPES as _DECODED_THREAD_EVENT_TYPES
 from .artifacts import (
     Checkpoint,
     CheckpointRollbackRequest,
@@ -32,26 +33,8 @@ from .entities import (
 from .scalars import OMIT, NonEmpty, NonNegativeInt, PositiveInt, Slug, Strict, UtcTime
 from .turn_items import ProjectedTurnItem, TurnItem
 
-THREAD_EVENT_TYPES = (
-    "thread.created",
-    "thread.archived",
-    "thread.unarchived",
-    "thread.deleted",
-    "thread.settled",
-    "thread.unsettled",
-    "thread.snoozed",
-    "thread.unsnoozed",
-    "thread.pinned",
-    "thread.unpinned",
-    "thread.pin-reordered",
-    "thread.visited",
-    "thread.marked-unread",
-    "thread.metadata-updated",
-    "thread.runtime-mode-updated",
-    "thread.interaction-mode-updated",
-    "thread.model-selection-updated",
-    "thread.provider-switched",
-)
+# The same list the tolerant decoder keys typed payloads by (one source for both).
+THREAD_EVENT_TYPES = tuple(sorted(_DECODED_THREAD_EVENT_TYPES))
 
 
 class _EventBase(Strict):
