@@ -88,20 +88,10 @@ class EnvThreadTree(ThreadTree):
             return self.nodes[row.parent_id]
         return self.env_nodes.get(env_of(row.id), self.root)
 
-    def _insertion_points(self, view: SupervisorView) -> dict[str, TreeNode[str] | None]:
-        """As `ThreadTree._insertion_points`, with each environment's top level a group."""
+    def _top_groups(self, view: SupervisorView) -> list[tuple[TreeNode[str], list[str]]]:
+        """Each environment's top level is its own group, under that environment's node."""
         tops: dict[str, list[str]] = {name: [] for name in self.env_nodes}
         for r in view.rows:
             if r.depth == 0:
                 tops.setdefault(env_of(r.id), []).append(r.id)
-        groups = [(self.env_nodes.get(n, self.root), ids) for n, ids in tops.items()]
-        groups += [(self.nodes.get(r.id, self.root), r.children) for r in view.rows if r.children]
-        points: dict[str, TreeNode[str] | None] = {}
-        for parent, ids in groups:
-            following: TreeNode[str] | None = None
-            for thread_id in reversed(ids):
-                points[thread_id] = following
-                node = self.nodes.get(thread_id)
-                if node is not None and node.parent is parent:
-                    following = node
-        return points
+        return [(self.env_nodes.get(n, self.root), ids) for n, ids in tops.items()]

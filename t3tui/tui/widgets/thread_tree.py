@@ -295,6 +295,10 @@ class ThreadTree(RowStyled, Tree[str]):
         self.nodes[row.id] = node
         self._labels[row.id] = label
 
+    def _top_groups(self, view: SupervisorView) -> list[tuple[TreeNode[str], list[str]]]:
+        """The top-level rows under the node that holds them (a subclass may group them)."""
+        return [(self.root, [r.id for r in view.rows if r.depth == 0])]
+
     def _insertion_points(self, view: SupervisorView) -> dict[str, TreeNode[str] | None]:
         """Thread id -> the node of its next sibling (view order) already in the tree.
 
@@ -303,7 +307,7 @@ class ThreadTree(RowStyled, Tree[str]):
         are added in view order, so a sibling absent now is still absent when an earlier
         one is added.
         """
-        groups = [(self.root, [r.id for r in view.rows if r.depth == 0])]
+        groups = self._top_groups(view)
         groups += [(self.nodes.get(r.id, self.root), r.children) for r in view.rows if r.children]
         points: dict[str, TreeNode[str] | None] = {}
         for parent, ids in groups:
