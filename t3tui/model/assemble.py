@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
 from t3tui.model.checkin import CheckIn, CheckInVerdict
 from t3tui.model.config import DetectorConfig
@@ -21,13 +22,17 @@ from t3tui.model.detectors import (
 )
 from t3tui.model.facts import OwnFacts, TaskFacts
 from t3tui.model.findings import Finding, rank_findings
-from t3tui.model.index import MAX_DEPTH, TreeIndex
+from t3tui.model.index import MAX_DEPTH, Record, TreeIndex
 from t3tui.model.provider_record import ProtocolLog, ProviderRecord
 from t3tui.model.rowcache import RowCache
 from t3tui.model.rows import STATES, ThreadRow
 from t3tui.model.states import Derived, derive
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
+# The facts that decide whether a thread is shown (`visible`): when an event changed one of
+# these its row is derived afresh; any other change of its own facts patches the kept row
+# (`patch_row`: the tree around it is the same).
+SHAPE_FACTS = frozenset({"visible", "has_record"})
 VerdictFn = Callable[[str, datetime], "CheckInVerdict | None"]
 
 
@@ -224,48 +229,61 @@ class Assembler:
         kept = self.cache.peek(thread_id, self.now)
         return kept.row.state if kept is not None else self.derived(thread_id)[0].state
 
-    def row(self, thread_id: str, depth: int) -> ThreadRow:
-        result, findings, ctx = self.derived(thread_id)
-        own, rec = ctx.own, self.ix.records[thread_id]
+    def _state(self, thread_id: str, result: Derived, rec: Record) -> tuple[datetime, tuple[str, ...]]:
+        """(since, overlays) of a row: since when its state holds (kept across derivations
+        while the data does not say), and the stale overlay of an unsynchronized stream."""
         since = result.since
         memo = self.memo.get(thread_id)
         if since is None:
             since = memo[1] if memo and memo[0] == result.state else self.now
         self.memo[thread_id] = (result.state, since)
-        kids = self.visible_children(thread_id)
-        counts = Counter(self.state_of(k) for k in kids)
         overlays = result.overlays
         if not self.shell_synced or (rec.proj is not None and not rec.synced):
             overlays = (*overlays, "stale")
+        return since, overlays
+
+    def _own_fields(self, thread_id: str, task: TaskFacts | None) -> dict[str, Any]:
+        """The fields of a row that come from the thread's own facts and its state."""
+        result, findings, ctx = self.derived(thread_id)
+        own, rec = ctx.own, self.ix.records[thread_id]
+        since, overlays = self._state(thread_id, result, rec)
+        return dict(
+            title=own.title if own.has_record else ((task.title if task else None) or thread_id),
+            state=result.state, state_reason=result.reason, state_since=since,
+            settled=own.settled, run_status=own.status, activity_run_status=own.activity,
+            active_run_id=own.active_run_id, run_started_at=own.run_started_at,
+            provider=own.provider, model=own.model, creation_source=own.creation_source,
+            location=(rec.location if rec.shell else "active") if own.has_record else "unknown",
+            pending_request=own.pending, latest_message=own.latest_message,
+            last_activity_at=own.last_activity_at, overlays=overlays,
+            findings=tuple(findings), subscribed=own.subscribed)
+
+    def patch_row(self, old: ThreadRow) -> ThreadRow:
+        """`row()` of a thread whose own facts changed but not whether it is shown: the
+        rules, the state and the fields from its own facts are derived again; the parts that
+        come from the tree (children and their counts, depth, parent, its task row) are the
+        kept row's, which the caller has checked still hold."""
+        new = object.__new__(ThreadRow)
+        new.__dict__.update(old.__dict__)
+        new.__dict__.update(self._own_fields(old.id, self.task_of(old.id)))
+        return new
+
+    def row(self, thread_id: str, depth: int) -> ThreadRow:
+        ctx = self.derived(thread_id)[2]
+        rec = self.ix.records[thread_id]
+        kids = self.visible_children(thread_id)
+        counts = Counter(self.state_of(k) for k in kids)
         task = ctx.task
         parent_visible = rec.parent is not None and self.visible(rec.parent)
         return ThreadRow(
             id=thread_id,
-            title=own.title if own.has_record else ((task.title if task else None) or thread_id),
             parent_id=rec.parent,
             depth=depth,
             children=tuple(kids),
-            state=result.state,
-            state_reason=result.reason,
-            state_since=since,
-            settled=own.settled,
-            run_status=own.status,
-            activity_run_status=own.activity,
-            active_run_id=own.active_run_id,
-            run_started_at=own.run_started_at,
-            provider=own.provider,
-            model=own.model,
             origin=task.origin if task else None,
-            creation_source=own.creation_source,
-            location=(rec.location if rec.shell else "active") if own.has_record else "unknown",
             orphan=rec.parent is not None and not parent_visible,
             task=task.as_info(self.now, ctx.parent.cohorts.get(task.run_id or "")
                               if ctx.parent is not None else None) if task else None,
-            pending_request=own.pending,
-            latest_message=own.latest_message,
-            last_activity_at=own.last_activity_at,
-            overlays=overlays,
             child_counts={s: counts.get(s, 0) for s in STATES if counts.get(s)},
-            findings=tuple(findings),
-            subscribed=own.subscribed,
+            **self._own_fields(thread_id, task),
         )

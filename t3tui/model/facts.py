@@ -326,7 +326,7 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
         tasks=tasks,
         task_index={t.task_id: t for t in tasks},
         cohorts=cohorts,
-        mentions=tuple((k, v, at, src) for (k, v), (at, src) in proj.mentions.items()) if proj else (),
+        mentions=_mentions(proj) if proj else (),
         claims=tuple(proj.claims.values()) if proj else (),
         interrupt_asked=_interrupt_asked(proj, active_run_id) if proj and activity else None,
         interrupt_answered=frozenset(proj.interrupt_results) if proj else _NONE,
@@ -335,6 +335,37 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
                          if c.mode == "wait" and c.completed_at is not None and not c.task_id)
         if proj else (),
     )
+
+
+def _mentions(proj: Projection) -> tuple[tuple[str, str, datetime | None, str], ...]:
+    return tuple((k, v, at, src) for (k, v), (at, src) in proj.mentions.items())
+
+
+def replaced(old: OwnFacts, **changes: Any) -> OwnFacts:
+    """`dataclasses.replace` without re-running `__init__` over ~50 fields (a frozen copy)."""
+    new = object.__new__(OwnFacts)
+    new.__dict__.update(old.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+def progress_facts(old: OwnFacts, proj: Projection) -> OwnFacts:
+    """The facts after an event that moved only the projection's progress time (a turn item
+    that is neither a delegate call nor an interrupt, a plan): what `own_facts` would give."""
+    return replaced(old, agent_progress_at=proj.last_progress_at)
+
+
+def message_facts(old: OwnFacts, shell: dict[str, Any] | None, proj: Projection) -> OwnFacts:
+    """The facts after a `message.updated`: progress, preview, mentions and claims."""
+    return replaced(old, agent_progress_at=proj.last_progress_at,
+                    latest_message=_preview(shell or {}, proj), mentions=_mentions(proj),
+                    claims=tuple(proj.claims.values()))
+
+
+def changed_fields(old: OwnFacts, new: OwnFacts) -> list[str]:
+    """The names of the facts that differ."""
+    now = new.__dict__
+    return [name for name, value in old.__dict__.items() if now[name] != value]
 
 
 def _interrupt_asked(proj: Projection, run_id: str | None) -> tuple[datetime | None, str | None] | None:
@@ -385,4 +416,5 @@ def _activity_of(run: dict[str, Any] | None) -> str | None:
     return status if status in ACTIVE_RUN else None
 
 
-__all__ = ["TERMINAL_RUN", "OwnFacts", "TaskFacts", "own_facts", "task_facts"]
+__all__ = ["TERMINAL_RUN", "OwnFacts", "TaskFacts", "changed_fields", "message_facts",
+           "own_facts", "progress_facts", "replaced", "task_facts"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -45,6 +46,9 @@ class TreeIndex:
     detaches: dict[str, dict[str, list[tuple[datetime | None, str | None]]]] = field(default_factory=dict)
     dirty: set[str] = field(default_factory=set)  # own inputs changed: rows to re-derive
     facts: dict[str, OwnFacts] = field(default_factory=dict)
+    # threads whose only change since their row was derived is their own data (`refresh`),
+    # with the facts that derivation read: the row may be patched instead of re-derived
+    before: dict[str, OwnFacts] = field(default_factory=dict)
     # for the interest query: bumped when parent links or task rows change; ids whose own
     # facts changed since it last looked (it re-checks only those)
     shape: int = 0
@@ -87,6 +91,25 @@ class TreeIndex:
         if with_children:
             self.dirty.update(self.children.get(thread_id, ()))
 
+    def refresh(self, thread_id: str, with_children: bool = False,
+                patch: Callable[[OwnFacts], OwnFacts] | None = None) -> None:
+        """The thread's own data changed (an event on its stream, its shell row). Its facts
+        are rebuilt (or `patch`ed from the old ones, when the event says exactly which fields
+        it moved); if nothing else marked it, the old facts are kept so that the row can be
+        patched when only facts no context reads changed (`derivation.ROW_LOCAL`)."""
+        old = self.facts.pop(thread_id, None)
+        self.refacted.add(thread_id)
+        if with_children:
+            self.dirty.update(self.children.get(thread_id, ()))
+        if thread_id in self.dirty:
+            return
+        if old is None and thread_id not in self.before:
+            self.dirty.add(thread_id)  # no facts to compare with: derive the row afresh
+            return
+        self.before.setdefault(thread_id, old)  # type: ignore[arg-type]
+        if patch is not None and old is not None:
+            self.facts[thread_id] = patch(old)
+
     def touch_sharers(self, rec: Record) -> None:
         for sid in rec.sessions:
             for other in self.session_threads.get(sid, ()):
@@ -116,6 +139,7 @@ class TreeIndex:
         self.shape += 1
         if parent is not None:
             self.children.setdefault(parent, set()).add(thread_id)
+            self.touch(parent)  # its children changed (its own event may only patch its row)
         self.touch(thread_id)
 
     # -- task rows --

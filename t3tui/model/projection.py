@@ -258,12 +258,16 @@ def _apply_message(proj: Projection, msg: dict[str, Any]) -> None:
             proj.claims.pop(mid, None)
 
 
-def _apply_turn_item(proj: Projection, item: dict[str, Any]) -> None:
+def _apply_turn_item(proj: Projection, item: dict[str, Any]) -> str:
+    """Apply a turn item; "progress" when it moved nothing but the progress time."""
     _note_progress(proj, "turn-item", item)
     if _is_delegate_tool(item):
         _note_tool_call(proj, item)
-    elif item.get("type") in ("run_interrupt_request", "run_interrupt_result"):
+        return "tool"
+    if item.get("type") in ("run_interrupt_request", "run_interrupt_result"):
         _note_interrupt(proj, item)
+        return "interrupt"
+    return "progress"
 
 
 def _note_interrupt(proj: Projection, item: dict[str, Any]) -> None:
@@ -295,7 +299,8 @@ def check_event(event: dict[str, Any]) -> None:
 
 
 def apply_event(proj: Projection, event: dict[str, Any]) -> str:
-    """Apply one domain event; returns what it touched ("thread", "subagent", "session", ...)."""
+    """Apply one domain event; returns what it touched ("thread", "subagent", "session", ...;
+    "progress": only the progress time, "message": a message and what its text says)."""
     check_event(event)
     etype = str(event["type"])
     payload = obj(event.get("payload"))
@@ -329,7 +334,7 @@ def apply_event(proj: Projection, event: dict[str, Any]) -> str:
     if etype == "provider-turn.updated":
         proj.turns[str(payload.get("id"))] = payload
         _note_progress(proj, "provider-turn", payload)
-        return "progress"
+        return "turn"
     if etype == "runtime-request.updated":
         proj.runtime_requests[str(payload.get("id"))] = payload
         return "request"
@@ -337,8 +342,7 @@ def apply_event(proj: Projection, event: dict[str, Any]) -> str:
         _apply_message(proj, payload)
         return "message"
     if etype == "turn-item.updated":
-        _apply_turn_item(proj, payload)
-        return "progress"
+        return _apply_turn_item(proj, payload)
     if etype == "plan.updated":
         _note_progress(proj, "plan", payload)
         return "progress"

@@ -2,25 +2,24 @@
 
 from __future__ import annotations
 
-import heapq
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from t3tui.model.assemble import Assembler
 from t3tui.model.changes import Change, changes
 from t3tui.model.checkin import CheckIn, CheckInVerdict, checkin_verdict
 from t3tui.model.config import DetectorConfig
-from t3tui.model.deadlines import Collect
-from t3tui.model.findings import rank_findings
-from t3tui.model.index import MAX_DEPTH, Record, TreeIndex
+from t3tui.model.derivation import Derivation
+from t3tui.model.facts import message_facts, progress_facts
+from t3tui.model.index import Record, TreeIndex
 from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot
 from t3tui.model.provider_record import NativeRef, ProtocolLog, ProviderRecord
-from t3tui.model.rowcache import VOLATILE_S, Entry, RowCache, same_row, summary
-from t3tui.model.rows import STATES, SupervisorView, ThreadRow
+from t3tui.model.rowcache import RowCache
 from t3tui.model.wire import ModelInputError, as_wire, obj, objs, sequence_of, string
 
 
-class Supervisor:
+class Supervisor(Derivation):
     """Keeps the thread tree and derives states and findings (see docs/ARCHITECTURE.md).
 
     Feed it stream items with `apply_shell` / `apply_thread`; ask for `view(now)`. Bad items
@@ -98,7 +97,7 @@ class Supervisor:
         before = rec.shell
         rec.shell, rec.location = row, location
         self._ix.relink(thread_id)
-        self._ix.touch(thread_id, with_children=True)
+        self._ix.refresh(thread_id, with_children=True)
         if before is None or before.get("settledOverride") != row.get("settledOverride") \
                 or before.get("archivedAt") != row.get("archivedAt"):
             self._ix.touch_sharers(rec)
@@ -167,7 +166,12 @@ class Supervisor:
         elif touched == "detached":
             ix.reindex_detaches(rec)
         # a task row reaches its child through index_task (it touches that child only)
-        ix.touch(rec.id, with_children=touched in ("run", "thread"))
+        patch = None
+        if touched == "progress":
+            patch = partial(progress_facts, proj=rec.proj)
+        elif touched == "message":
+            patch = partial(message_facts, shell=rec.shell, proj=rec.proj)
+        ix.refresh(rec.id, with_children=touched in ("run", "thread"), patch=patch)
 
     def _reindex(self, rec: Record) -> None:
         self._ix.relink(rec.id)
@@ -248,87 +252,6 @@ class Supervisor:
     def _shown(self, thread_id: str) -> bool:
         own = self._ix.own(thread_id)
         return own.visible if own.has_record else thread_id in self._ix.child_task
-
-    def take_dirty(self) -> set[str]:
-        """Thread ids whose row may have changed since the last call (structure or data):
-        rows re-derived since, and rows still to re-derive with their ancestors."""
-        out, self._unreported = self._unreported, set()
-        for thread_id in self._ix.dirty:
-            out.update(self._lineage(thread_id))
-        return out
-
-    def changed_rows(self, now: datetime) -> dict[str, ThreadRow | None]:
-        """Rows that changed since the last call, derived at `now` (None: no longer shown).
-
-        What a screen asks at its own cadence: the rows whose facts changed, the rows time
-        changed (a dwell ended; rows with findings once a second), and the parents whose
-        children's states changed. O(rows changed), never a scan of every thread.
-        """
-        self._settle(now)
-        out, self._unreported = self._unreported, set()
-        entries = self._cache.entries
-        return {t: e.row if (e := entries.get(t)) is not None else None for t in out}
-
-    def _lineage(self, thread_id: str) -> list[str]:
-        out: list[str] = []
-        current: str | None = thread_id
-        while current is not None and len(out) < MAX_DEPTH and current not in out:
-            out.append(current)
-            rec = self._ix.records.get(current)
-            current = rec.parent if rec else None
-        return out
-
-    def _settle(self, now: datetime) -> Assembler:
-        """Re-derive every row whose inputs changed or whose moment came, deepest first, and
-        the parents of those whose summary changed. Returns the pass's assembler."""
-        asm = self._assembler(now)
-        if not self.incremental:
-            self._cache = asm.cache = RowCache()
-            self._unreported.update(self._ix.dirty)
-            self._ix.dirty = set()
-            return asm
-        pending, self._ix.dirty = self._ix.dirty, set()
-        pending |= self._cache.due(now)
-        work = [(-len(self._lineage(t)), t) for t in pending]
-        heapq.heapify(work)
-        while work:
-            _, tid = heapq.heappop(work)
-            pending.discard(tid)
-            old = self._cache.drop(tid)
-            new = self._derive(asm, tid)
-            if summary(old) != summary(new):
-                rec = self._ix.records.get(tid)
-                for parent in {old.row.parent_id if old else None, rec.parent if rec else None}:
-                    if parent is not None and parent not in pending:
-                        pending.add(parent)
-                        heapq.heappush(work, (-len(self._lineage(parent)), parent))
-            if not same_row(old, new):
-                self._unreported.add(tid)
-        return asm
-
-    def _depth(self, asm: Assembler, thread_id: str) -> int:
-        depth, cur = 0, self._ix.records[thread_id].parent
-        while cur is not None and asm.visible(cur) and depth < MAX_DEPTH:
-            depth += 1
-            cur = self._ix.records[cur].parent
-        return depth
-
-    def _derive(self, asm: Assembler, thread_id: str, depth: int | None = None) -> Entry | None:
-        """Derive one row at the pass's `now` and keep it (None when it is not shown)."""
-        if not asm.visible(thread_id):
-            return None
-        if depth is None:
-            depth = self._depth(asm, thread_id)
-        with Collect() as moments:
-            row = asm.row(thread_id, depth)
-        until = moments.earliest
-        volatile = bool(row.findings) or thread_id in self._checkins
-        if volatile:
-            until = min(until, asm.now + VOLATILE_S) if until else asm.now + VOLATILE_S
-        entry = Entry(row, asm.now, until, volatile, asm.busy(thread_id),
-                      asm._order_key(thread_id)[0])
-        self._cache.store(thread_id, entry)
-        return entry
 
     # -- check-ins --
 
@@ -415,38 +338,6 @@ class Supervisor:
         return Assembler(self._ix, self.config, now, self._checkins, self.checkin_verdict,
                          self._since_memo, self._shell_synced, self._records,
                          self._cache, self._logs, self._interrupts)
-
-    def _kept(self, asm: Assembler, thread_id: str, depth: int) -> ThreadRow:
-        entry = self._cache.entries.get(thread_id)
-        if entry is None or not entry.serves(asm.now, depth):
-            entry = self._derive(asm, thread_id, depth)
-            assert entry is not None
-        return entry.row
-
-    def row(self, thread_id: str, now: datetime) -> ThreadRow | None:
-        """One thread's row at `now` (None when it is not shown), without a full view."""
-        asm = self._settle(now)
-        if not asm.visible(thread_id):
-            return None
-        return self._kept(asm, thread_id, self._depth(asm, thread_id))
-
-    def view(self, now: datetime) -> SupervisorView:
-        """Every shown thread in tree order, with counts and ranked findings. Rows whose
-        inputs did not change and whose moment has not come are reused, not re-derived."""
-        asm = self._settle(now)
-        rows = tuple(self._kept(asm, tid, depth) for tid, depth in asm.tree())
-        counts = dict.fromkeys(STATES, 0)
-        for r in rows:
-            counts[r.state] += 1
-        findings = rank_findings([f for r in rows for f in r.findings])
-        # forget since-memos of threads no longer shown (the memo must not grow without bound)
-        shown = {r.id for r in rows}
-        self._since_memo = {t: m for t, m in self._since_memo.items() if t in shown}
-        synced = self._shell_synced and all(
-            rec.synced for rec in self._ix.records.values() if rec.proj is not None
-        )
-        return SupervisorView(now=now, rows=rows, findings=tuple(findings), counts=counts,
-                              synchronized=synced, by_id={r.id: r for r in rows})
 
     changes = staticmethod(changes)
 

@@ -1,0 +1,195 @@
+"""Rows derived from the index, kept between calls and re-derived only when something changed.
+
+The half of the supervisor that answers (`row`, `view`, `changed_rows`, `take_dirty`); the
+other half (`supervisor.py`) applies stream items to the index. A row is re-derived when one of
+its inputs changed (the index marks it), when the clock reaches a moment its derivation
+compared against (`deadlines.note`, `RowCache.due`), or when a child's summary changed. When a
+thread's own data changed but not whether it is shown (`assemble.SHAPE_FACTS`), the kept row
+is patched: its own facts' fields, the rules and the state are derived again; the parts that
+come from the tree (children, their counts, depth, parent, its task row) are kept.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from datetime import datetime
+
+from t3tui.model.assemble import SHAPE_FACTS, Assembler
+from t3tui.model.checkin import CheckIn
+from t3tui.model.deadlines import Collect
+from t3tui.model.facts import changed_fields
+from t3tui.model.findings import rank_findings
+from t3tui.model.index import MAX_DEPTH, TreeIndex
+from t3tui.model.rowcache import VOLATILE_S, Entry, RowCache, same_row, summary
+from t3tui.model.rows import STATES, SupervisorView, ThreadRow
+
+
+class Derivation:
+    """Row derivation over a `TreeIndex` (the base of `Supervisor`, which fills the index)."""
+
+    incremental: bool
+    _ix: TreeIndex
+    _cache: RowCache
+    _unreported: set[str]
+    _since_memo: dict[str, tuple[str, datetime]]
+    _checkins: dict[str, CheckIn]
+    _shell_synced: bool
+    _assembler: Callable[[datetime], Assembler]
+
+    def take_dirty(self) -> set[str]:
+        """Thread ids whose row may have changed since the last call (structure or data):
+        rows re-derived since, and rows still to re-derive with their ancestors."""
+        out, self._unreported = self._unreported, set()
+        for thread_id in (*self._ix.dirty, *self._ix.before):
+            out.update(self._lineage(thread_id))
+        return out
+
+    def changed_rows(self, now: datetime) -> dict[str, ThreadRow | None]:
+        """Rows that changed since the last call, derived at `now` (None: no longer shown).
+
+        What a screen asks at its own cadence: the rows whose facts changed, the rows time
+        changed (a dwell ended; rows with findings once a second), and the parents whose
+        children's states changed. O(rows changed), never a scan of every thread.
+        """
+        self._settle(now)
+        out, self._unreported = self._unreported, set()
+        entries = self._cache.entries
+        return {t: e.row if (e := entries.get(t)) is not None else None for t in out}
+
+    def _lineage(self, thread_id: str) -> list[str]:
+        out: list[str] = []
+        current: str | None = thread_id
+        while current is not None and len(out) < MAX_DEPTH and current not in out:
+            out.append(current)
+            rec = self._ix.records.get(current)
+            current = rec.parent if rec else None
+        return out
+
+    def _settle(self, now: datetime) -> Assembler:
+        """Re-derive (or patch) every row whose inputs changed or whose moment came, deepest
+        first, and the parents of those whose summary changed. Returns the pass's assembler."""
+        asm = self._assembler(now)
+        ix = self._ix
+        before, ix.before = ix.before, {}
+        if not self.incremental:
+            self._cache = asm.cache = RowCache()
+            self._unreported.update(ix.dirty, before)
+            ix.dirty = set()
+            return asm
+        full, ix.dirty = ix.dirty, set()
+        full |= self._cache.due(now)
+        pending = full | before.keys()
+        work = [(-len(self._lineage(t)), t) for t in pending]
+        heapq.heapify(work)
+        while work:
+            _, tid = heapq.heappop(work)
+            pending.discard(tid)
+            old = self._cache.drop(tid)
+            new = None
+            if tid not in full and old is not None:
+                new = self._patch(asm, tid, old, before[tid])
+            if new is None:
+                new = self._derive(asm, tid)
+            if summary(old) != summary(new):
+                rec = ix.records.get(tid)
+                for parent in {old.row.parent_id if old else None, rec.parent if rec else None}:
+                    if parent is None:
+                        continue
+                    full.add(parent)  # its children's counts change: not a patch
+                    if parent not in pending:
+                        pending.add(parent)
+                        heapq.heappush(work, (-len(self._lineage(parent)), parent))
+            if not same_row(old, new):
+                self._unreported.add(tid)
+        return asm
+
+    def _patch(self, asm: Assembler, thread_id: str, old: Entry, facts_before) -> Entry | None:
+        """The kept row, patched, when only the thread's own data changed (not whether it is
+        shown) and the row still holds at `now`; None when it must be derived afresh.
+
+        Kept: children and their counts (a child's summary change, or a child added or gone,
+        marks this row for a full derivation), depth and parent (a relink does too), the task
+        row (its parent's index touches this thread when it changes)."""
+        if old.volatile or not old.holds(asm.now) or not asm.visible(thread_id):
+            return None
+        own = self._ix.own(thread_id)
+        if own is facts_before:
+            changed: list[str] = []
+        else:
+            changed = changed_fields(facts_before, own)
+            if not SHAPE_FACTS.isdisjoint(changed):
+                return None
+        if not changed:
+            self._cache.store(thread_id, old)
+            return old
+        with Collect() as moments:
+            row = asm.patch_row(old.row)
+        # the kept parts of the row depend on the moments of the old derivation
+        until = min(filter(None, (old.until, moments.earliest)), default=None)
+        volatile = bool(row.findings)
+        if volatile:
+            until = min(until, asm.now + VOLATILE_S) if until else asm.now + VOLATILE_S
+        entry = Entry(row, asm.now, until, volatile, asm.busy(thread_id),
+                      asm._order_key(thread_id)[0])
+        self._cache.store(thread_id, entry)
+        return entry
+
+    def _depth(self, asm: Assembler, thread_id: str) -> int:
+        depth, cur = 0, self._ix.records[thread_id].parent
+        while cur is not None and asm.visible(cur) and depth < MAX_DEPTH:
+            depth += 1
+            cur = self._ix.records[cur].parent
+        return depth
+
+    def _derive(self, asm: Assembler, thread_id: str, depth: int | None = None) -> Entry | None:
+        """Derive one row at the pass's `now` and keep it (None when it is not shown)."""
+        if not asm.visible(thread_id):
+            return None
+        if depth is None:
+            depth = self._depth(asm, thread_id)
+        with Collect() as moments:
+            row = asm.row(thread_id, depth)
+        until = moments.earliest
+        volatile = bool(row.findings) or thread_id in self._checkins
+        if volatile:
+            until = min(until, asm.now + VOLATILE_S) if until else asm.now + VOLATILE_S
+        entry = Entry(row, asm.now, until, volatile, asm.busy(thread_id),
+                      asm._order_key(thread_id)[0])
+        self._cache.store(thread_id, entry)
+        return entry
+
+    def _kept(self, asm: Assembler, thread_id: str, depth: int) -> ThreadRow:
+        entry = self._cache.entries.get(thread_id)
+        if entry is None or not entry.serves(asm.now, depth):
+            entry = self._derive(asm, thread_id, depth)
+            assert entry is not None
+        return entry.row
+
+    def row(self, thread_id: str, now: datetime) -> ThreadRow | None:
+        """One thread's row at `now` (None when it is not shown), without a full view."""
+        asm = self._settle(now)
+        if not asm.visible(thread_id):
+            return None
+        return self._kept(asm, thread_id, self._depth(asm, thread_id))
+
+    def view(self, now: datetime) -> SupervisorView:
+        """Every shown thread in tree order, with counts and ranked findings. Rows whose
+        inputs did not change and whose moment has not come are reused, not re-derived."""
+        asm = self._settle(now)
+        rows = tuple(self._kept(asm, tid, depth) for tid, depth in asm.tree())
+        counts = dict.fromkeys(STATES, 0)
+        for r in rows:
+            counts[r.state] += 1
+        findings = rank_findings([f for r in rows for f in r.findings])
+        # forget since-memos of threads no longer shown (the memo must not grow without bound)
+        shown = {r.id for r in rows}
+        self._since_memo = {t: m for t, m in self._since_memo.items() if t in shown}
+        synced = self._shell_synced and all(
+            rec.synced for rec in self._ix.records.values() if rec.proj is not None
+        )
+        return SupervisorView(now=now, rows=rows, findings=tuple(findings), counts=counts,
+                              synchronized=synced, by_id={r.id: r for r in rows})
+
+
+__all__ = ["Derivation"]
