@@ -19,3 +19,14 @@ async def backend() -> AsyncIterator[RunningBackend]:
     a temporary data directory. Use `running_backend(...)` directly for other settings."""
     async with running_backend() as started:
         yield started
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    """Captured output may hold what hostile-frame tests sent (a lone surrogate in a logged
+    thread id). pytest-xdist carries reports to the controller as UTF-8 and dies on those, so
+    they are escaped here; the app's own log handlers make them visible (DisplayFormatter)."""
+    outcome = yield
+    report = outcome.get_result()
+    report.sections = [(name, text.encode("utf-8", "backslashreplace").decode("utf-8"))
+                       for name, text in report.sections]
