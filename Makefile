@@ -22,9 +22,10 @@ run: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/t3tui serve --scenario demo $(ARGS)
 
-## test: lint, layer contracts, then the whole suite
+## test: lint, layer contracts, then the whole suite (two workers: it is mostly real waiting)
+PYTEST_WORKERS ?= 2
 test: $(STAMP) lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check t3tui tests benchmarks
