@@ -36,6 +36,10 @@ class Derivation:
     _checkins: dict[str, CheckIn]
     _shell_synced: bool
     _assembler: Callable[[datetime], Assembler]
+    # the last pass's assembler: asked again at the same `now` with nothing marked and no
+    # moment due, the pass would find nothing to do (the screen and the client ask `row` for
+    # several clean threads per batch)
+    _last: Assembler | None = None
 
     def take_dirty(self) -> set[str]:
         """Thread ids whose row may have changed since the last call (structure or data):
@@ -69,8 +73,12 @@ class Derivation:
     def _settle(self, now: datetime) -> Assembler:
         """Re-derive (or patch) every row whose inputs changed or whose moment came, deepest
         first, and the parents of those whose summary changed. Returns the pass's assembler."""
-        asm = self._assembler(now)
         ix = self._ix
+        last = self._last
+        if last is not None and last.now == now and not ix.dirty and not ix.before \
+                and self.incremental and not self._cache.due_by(now):
+            return last
+        asm = self._last = self._assembler(now)
         before, ix.before = ix.before, {}
         if not self.incremental:
             self._cache = asm.cache = RowCache()
@@ -184,7 +192,9 @@ class Derivation:
         findings = rank_findings([f for r in rows for f in r.findings])
         # forget since-memos of threads no longer shown (the memo must not grow without bound)
         shown = {r.id for r in rows}
-        self._since_memo = {t: m for t, m in self._since_memo.items() if t in shown}
+        memo = self._since_memo  # in place: the kept assembler holds it
+        for gone in [t for t in memo if t not in shown]:
+            del memo[gone]
         synced = self._shell_synced and all(
             rec.synced for rec in self._ix.records.values() if rec.proj is not None
         )

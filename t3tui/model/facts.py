@@ -362,6 +362,33 @@ def message_facts(old: OwnFacts, shell: dict[str, Any] | None, proj: Projection)
                     claims=tuple(proj.claims.values()))
 
 
+# The keys of a shell row `own_facts` reads. An update that changed none of them but the
+# ones `shell_facts` patches (or only keys the facts never read) leaves every other fact as
+# it was.
+SHELL_READ = frozenset({
+    "activeProviderThreadId", "activeRunId", "activityRunStatus", "archivedAt", "createdAt",
+    "creationSource", "deletedAt", "latestRunCompletedAt", "latestRunRequestedAt",
+    "latestRunStartedAt", "latestVisibleMessage", "lineage", "modelSelection",
+    "pendingBackgroundTasks", "pendingRuntimeRequest", "providerInstanceId", "settledAt",
+    "settledOverride", "status", "title", "updatedAt"})
+_SHELL_PATCHED = frozenset({"updatedAt", "latestVisibleMessage", "title"})
+_SHELL_KEPT = SHELL_READ - _SHELL_PATCHED
+
+
+def shell_patchable(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
+    """Both rows exist and differ at most in the keys `shell_facts` patches."""
+    if not old or not new:
+        return False  # the facts read the projection's thread instead of an empty row
+    return all(old.get(key) == new.get(key) for key in _SHELL_KEPT)
+
+
+def shell_facts(old: OwnFacts, shell: dict[str, Any], proj: Projection | None) -> OwnFacts:
+    """The facts after a `shell_patchable` update: title, shell update time, preview."""
+    return replaced(old, title=string(shell.get("title")) or old.id,
+                    shell_updated_at=ts(shell.get("updatedAt")),
+                    latest_message=_preview(shell, proj))
+
+
 def changed_fields(old: OwnFacts, new: OwnFacts) -> list[str]:
     """The names of the facts that differ."""
     now = new.__dict__
@@ -417,4 +444,5 @@ def _activity_of(run: dict[str, Any] | None) -> str | None:
 
 
 __all__ = ["TERMINAL_RUN", "OwnFacts", "TaskFacts", "changed_fields", "message_facts",
-           "own_facts", "progress_facts", "replaced", "task_facts"]
+           "own_facts", "progress_facts", "replaced", "shell_facts", "shell_patchable",
+           "task_facts"]

@@ -76,6 +76,10 @@ class RowCache:
     def drop(self, thread_id: str) -> Entry | None:
         return self.entries.pop(thread_id, None)
 
+    def due_by(self, now: datetime) -> bool:
+        """Some entry may have expired by `now` (a stale heap item counts: `due` drops it)."""
+        return bool(self._heap) and self._heap[0][0] <= now
+
     def due(self, now: datetime) -> set[str]:
         """Threads whose entry expired by `now` (stale heap items are skipped)."""
         out = set()

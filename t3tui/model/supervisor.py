@@ -11,7 +11,7 @@ from t3tui.model.changes import Change, changes
 from t3tui.model.checkin import CheckIn, CheckInVerdict, checkin_verdict
 from t3tui.model.config import DetectorConfig
 from t3tui.model.derivation import Derivation
-from t3tui.model.facts import message_facts, progress_facts
+from t3tui.model.facts import message_facts, progress_facts, shell_facts, shell_patchable
 from t3tui.model.index import Record, TreeIndex
 from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot
 from t3tui.model.provider_record import NativeRef, ProtocolLog, ProviderRecord
@@ -95,9 +95,12 @@ class Supervisor(Derivation):
     def _set_shell(self, thread_id: str, row: dict[str, Any], location: str) -> None:
         rec = self._ix.record(thread_id)
         before = rec.shell
+        patch = None
+        if rec.location == location and shell_patchable(before, row):
+            patch = partial(shell_facts, shell=row, proj=rec.proj)
         rec.shell, rec.location = row, location
         self._ix.relink(thread_id)
-        self._ix.refresh(thread_id, with_children=True)
+        self._ix.refresh(thread_id, with_children=True, patch=patch)
         if before is None or before.get("settledOverride") != row.get("settledOverride") \
                 or before.get("archivedAt") != row.get("archivedAt"):
             self._ix.touch_sharers(rec)

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.scaling import loaded
+from benchmarks.world import WorldSpec, build_world
 from t3tui.model import DetectorConfig, Supervisor
+from t3tui.model.facts import changed_fields, own_facts
 from t3tui.model.wire import ModelInputError
 from tests.model.replay import feed, frame_time
 from tests.model.test_incremental import CONFIGS, FIXTURES, _frames
@@ -64,3 +68,40 @@ def test_patched_rows_equal_fresh_rows_whatever_the_asking_cadence(name: str, co
                 want = expected.row(tid)
                 assert row == want, f"{name}: {tid} at {now}"
                 assert row is None or row.child_counts == want.child_counts
+
+
+def _facts_match_a_rebuild(sup: Supervisor, where: str) -> None:
+    ix = sup._ix
+    for thread_id, facts in ix.facts.items():
+        rec = ix.records.get(thread_id)
+        if rec is not None:
+            fresh = own_facts(thread_id, rec.shell, rec.location, rec.proj)
+            assert facts == fresh, f"{where}: {thread_id} {changed_fields(fresh, facts)}"
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_facts_patched_from_an_event_equal_facts_rebuilt(name: str) -> None:
+    """`progress_facts`, `message_facts` and `shell_facts` give what `own_facts` gives."""
+    sup = Supervisor()
+    for i, frame in enumerate(_frames(name)):
+        feed(sup, [frame])
+        for thread_id in list(sup._ix.records):
+            sup._ix.own(thread_id)  # every thread's facts cached: the next event patches them
+        _facts_match_a_rebuild(sup, f"{name} #{i}")
+
+
+def test_the_benchmark_world_patches_facts_and_rows() -> None:
+    """The load `benchmarks/scaling.py` measures: its patched facts equal rebuilt ones."""
+    world = build_world(WorldSpec(threads=120, events=400))
+    sup, ref = loaded(world), Supervisor(incremental=False)
+    for item in (world.shell_snapshot, {"kind": "synchronized"}):
+        ref.apply_shell(item)
+    for thread_id, item in world.thread_snapshots.items():
+        ref.apply_thread(thread_id, item)
+        ref.apply_thread(thread_id, {"kind": "synchronized"})
+    for i, (stream, item) in enumerate(world.burst):
+        for s in (sup, ref):
+            s.apply_shell(item) if stream is None else s.apply_thread(stream, item)
+        for thread_id in sup.take_dirty():
+            assert sup.row(thread_id, world.end) == ref.row(thread_id, world.end), f"#{i}"
+        _facts_match_a_rebuild(sup, f"burst #{i}")
