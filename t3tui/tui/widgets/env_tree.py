@@ -9,8 +9,6 @@ Environment nodes carry no thread id (`data` None): no thread action applies to 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime
-from typing import Any
 
 from rich.text import Text
 from textual.widgets.tree import TreeNode
@@ -35,7 +33,6 @@ class EnvThreadTree(ThreadTree):
             node.allow_expand = True
             self.env_nodes[name] = node
         self._stale_envs: frozenset[str] = frozenset()
-        self._restyle = False
         self._headers: dict[str, Text] = {}
 
     @property
@@ -64,24 +61,11 @@ class EnvThreadTree(ThreadTree):
         stale_now = frozenset(stale)
         if stale_now != self._stale_envs:
             self._stale_envs = stale_now
-            self._drawn.clear()  # every label is drawn again, dimmed or not
-            self._restyle = True
+            self._restyle()  # every label is drawn again, dimmed or not
 
-    def sync(self, view: SupervisorView, now: datetime, *, shown: set[str] | None = None,
-             stale: bool = False) -> bool:
-        self._restyle = False
-        return super().sync(view, now, shown=shown, stale=stale)
-
-    def relabel(self, rows: Iterable[ThreadRow], now: datetime, *, stale: bool = False) -> bool:
-        # an environment went stale or came back: only `sync` redraws every row
-        return not self._restyle and super().relabel(rows, now, stale=stale)
-
-    def _label_for(self, row: ThreadRow, now: datetime, look: tuple[Any, ...],
-                   **options: Any) -> Text | None:
-        # look = (styles, stale, ...): a stale environment's rows are drawn stale
-        if env_of(row.id) in self._stale_envs and not look[1]:
-            look = (look[0], True, *look[2:])
-        return super()._label_for(row, now, look, **options)  # type: ignore[arg-type]
+    def _row_stale(self, row: ThreadRow, stale: bool) -> bool:
+        # a stale environment's rows are drawn stale
+        return stale or env_of(row.id) in self._stale_envs
 
     def _parent_node(self, row: ThreadRow) -> TreeNode[str]:
         if row.depth > 0 and row.parent_id in self.nodes:

@@ -1,8 +1,9 @@
 """The thread tree: parents, delegated children and grandchildren, updated in place.
 
-`sync()` keeps one `TreeNode` per thread id: it sets labels that changed, adds and removes
-nodes only when the structure changed, and keeps the cursor and expansion by thread id, so a
-stream of updates never rebuilds the tree or moves the user's selection.
+`sync()` keeps one node per thread id (`RowNode`: it holds the row and draws its label only
+when painted, so a refresh costs O(1) per row off screen): it hands each node its row, adds
+and removes nodes only when the structure changed, and keeps the cursor and expansion by
+thread id, so a stream of updates never rebuilds the tree or moves the user's selection.
 
 Each label is a tree-table line (`table.py`): the tree column (guides, toggle, glyph, title)
 padded to one width, then the state, time, children, finding, provider and id columns at the
@@ -27,7 +28,8 @@ from textual.widgets.tree import TreeNode
 
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.tui.labels import RowStyles, screen_safe
-from t3tui.tui.table import Layout, RowCells, header, layout, render_row, row_cells
+from t3tui.tui.table import Layout, header, layout, render_row, row_cells
+from t3tui.tui.widgets.row_node import RowNode
 from t3tui.tui.widgets.row_styles import ROW_COMPONENTS, RowStyled
 
 TOGGLE_WIDTH = 2  # "▾ " on a row with children, two spaces on a leaf: titles line up
@@ -61,12 +63,11 @@ class ThreadTree(RowStyled, Tree[str]):
         self.show_root = False
         self.auto_expand = False
         self.guide_depth = 3
-        self.nodes: dict[str, TreeNode[str]] = {}
-        self._labels: dict[str, Text] = {}
-        # What each label was built from: a row whose cells (and indent) equal the last ones
-        # gets the same label, so most rows skip `render_row` on a refresh.
-        self._drawn: dict[str, tuple[RowCells, int]] = {}
+        self.nodes: dict[str, RowNode] = {}
+        # the look every label is drawn in (styles, stale, width); a new look is a new
+        # generation, and each row node draws its label again when it is next painted
         self._drawn_with: tuple[RowStyles, bool, int] | None = None
+        self.look_generation = 0
         self._layout: Layout = layout(80)
         self._collapsed: set[str] = set()
         self.header: TreeHeader | None = None
@@ -146,27 +147,30 @@ class ThreadTree(RowStyled, Tree[str]):
 
     def sync(self, view: SupervisorView, now: datetime, *, shown: set[str] | None = None,
              stale: bool = False) -> bool:
-        """Make the tree show `view` (restricted to `shown` ids); True if structure changed."""
-        look = self._look(stale)
+        """Make the tree show `view` (restricted to `shown` ids); True if structure changed.
+
+        O(rows) cheap steps: a kept row is handed to its node (its label is drawn when it is
+        painted, `row_node.py`); new nodes are placed among their siblings in one pass."""
+        self._look(stale)
         rows = [r for r in view.rows if shown is None or r.id in shown]
         wanted = {r.id: r for r in rows}
         cursor = self.selected_id
         cursor_line = self.cursor_line
         changed = self._remove_unwanted(wanted)
-        points: dict[str, TreeNode[str] | None] | None = None
+        parents: dict[int, TreeNode[str]] = {}
+        window = self._window()
         for row in rows:
             node = self.nodes.get(row.id)
-            label = self._label_for(row, now, look, redraw=node is None)
-            if label is None:
-                continue
             if node is None:
-                if points is None:
-                    points = self._insertion_points(view)
-                self._add(row, label, points.get(row.id))
-                changed = True
+                node = self._add(row, now)
+                parents[id(node.parent)] = node.parent  # type: ignore[assignment]
             else:
-                self._relabel(node, row, label)
+                self._give(node, row, now, window)
+        if parents:
+            self._place(view, parents)
+            changed = True
         if changed:
+            self._invalidate()
             self._restore_cursor(cursor, cursor_line, view)
             if not self._first_selected and rows:
                 # the first rows: the cursor starts on a thread, not on an environment's
@@ -177,17 +181,64 @@ class ThreadTree(RowStyled, Tree[str]):
         return changed
 
     def relabel(self, rows: Iterable[ThreadRow], now: datetime, *, stale: bool = False) -> bool:
-        """Redraw these rows' labels in place, for rows whose place in the tree is unchanged;
-        rows not in the tree are skipped. False when the look changed (theme, width, stale):
-        then only `sync` can redraw every row."""
-        look = (self.row_styles(), stale, self._width())
-        if look != self._drawn_with:
-            return False
+        """Show these rows in place, for rows whose place in the tree is unchanged; rows not
+        in the tree are skipped. (A look that changed, theme, width or stale, redraws every
+        label as it is painted.) True: nothing is left for `sync` to do."""
+        self._look(stale)
+        window = self._window()
         for row in rows:
             node = self.nodes.get(row.id)
-            if node is not None and (label := self._label_for(row, now, look)) is not None:
-                self._relabel(node, row, label)
+            if node is not None:
+                self._give(node, row, now, window)
         return True
+
+    def draw(self, node: RowNode) -> Text:
+        """A row node's label from its row, moment and depth, in the tree's look."""
+        styles, stale, _width = self._drawn_with or self._look(False)
+        cells, indent = row_cells(node.row, node.now), self._indent(node, node.row)
+        node.drawn = (cells, indent)
+        return screen_safe(render_row(cells, indent, self._layout, styles,
+                                      stale=self._row_stale(node.row, stale)))
+
+    def _row_stale(self, _row: ThreadRow, stale: bool) -> bool:
+        """Whether this row is drawn dimmed (a subclass may dim some rows on their own)."""
+        return stale
+
+    def _give(self, node: RowNode, row: ThreadRow, now: datetime,
+              window: tuple[int, int]) -> None:
+        if node.allow_expand != bool(row.children):
+            node.allow_expand = bool(row.children)
+        if row is node.row and now == node.now:
+            return
+        if not window[0] <= node._line < window[1]:
+            node.give(row, now)  # drawn if and when it is painted
+            return
+        # on screen: repaint the line only when its label would read differently
+        if node.shows((row_cells(row, now), self._indent(node, row))):
+            node.row, node.now = row, now
+            return
+        node.give(row, now)
+        self._refresh_line(node._line)
+
+    def _window(self) -> tuple[int, int]:
+        """The lines on screen now, [first, end): empty while the lines are to be laid out
+        again (then every line is repainted anyway)."""
+        if self._tree_lines_cached is None:
+            return 0, 0
+        top = self.scroll_offset.y
+        return top, top + self.size.height
+
+    def process_label(self, label: str | Text) -> Text:
+        # the Tree keeps a label's first line; ours are one line already (no copy per node)
+        if isinstance(label, Text) and "\n" not in label.plain:
+            return label
+        return super().process_label(label)
+
+    def get_label_width(self, node: TreeNode[str]) -> int:
+        # every row line is the tree's width (`render_row`): no label drawn to measure it
+        if isinstance(node, RowNode):
+            return max(0, self._layout.width - node.depth * self.guide_depth)
+        return super().get_label_width(node)
 
     def _width(self) -> int:
         """The width of a tree line (the scrollbar's column is always kept, see styles)."""
@@ -196,11 +247,16 @@ class ThreadTree(RowStyled, Tree[str]):
     def _look(self, stale: bool) -> tuple[RowStyles, bool, int]:
         look = (self.row_styles(), stale, self._width())
         if self._drawn_with != look:
-            self._drawn.clear()
             self._drawn_with = look
             self._layout = layout(look[2])
+            self._restyle()
             self._show_header()
         return look
+
+    def _restyle(self) -> None:
+        """Every label is drawn again (in the new look) as it is painted."""
+        self.look_generation += 1
+        self._invalidate()
 
     def _show_header(self) -> None:
         if self.header is not None:
@@ -208,25 +264,17 @@ class ThreadTree(RowStyled, Tree[str]):
                                     overflow="crop"))
 
     def on_resize(self, _event: events.Resize) -> None:
-        """Lay the drawn rows out again at the new width, from the cells they were drawn
-        from (their ages catch up on the next refresh)."""
+        """Lay the rows out again at the new width (their ages catch up on the next
+        refresh)."""
         look = self._drawn_with
-        if look is None or look[2] == self._width():
-            return
-        drawn = dict(self._drawn)
-        self._look(look[1])  # a new layout; it forgets what was drawn
-        for thread_id, (cells, indent) in drawn.items():
-            node = self.nodes.get(thread_id)
-            if node is None:
-                continue
-            self._drawn[thread_id] = (cells, indent)
-            label = screen_safe(render_row(cells, indent, self._layout, look[0], stale=look[1]))
-            self._labels[thread_id] = label
-            node.set_label(label)
+        if look is not None and look[2] != self._width():
+            self._look(look[1])
 
     @staticmethod
     def _depth(node: TreeNode[str]) -> int:
         """0 for a top-level node; -1 for the (hidden) root."""
+        if isinstance(node, RowNode):
+            return node.depth
         depth, parent = -1, node
         while parent is not None and not parent.is_root:
             depth, parent = depth + 1, parent.parent
@@ -237,87 +285,69 @@ class ThreadTree(RowStyled, Tree[str]):
         depth = self._depth(node) if node is not None else self._depth(self._parent_node(row)) + 1
         return depth * self.guide_depth + TOGGLE_WIDTH
 
-    def _label_for(self, row: ThreadRow, now: datetime, look: tuple[RowStyles, bool, int],
-                   *, redraw: bool = False, node: TreeNode[str] | None = None) -> Text | None:
-        """The row's label, or None when it would be the one already drawn."""
-        if node is None:
-            node = self.nodes.get(row.id)
-        drawn = (row_cells(row, now), self._indent(node, row))
-        if not redraw and self._drawn.get(row.id) == drawn:
-            return None
-        self._drawn[row.id] = drawn
-        styles, stale, _width = look
-        return screen_safe(render_row(drawn[0], drawn[1], self._layout, styles, stale=stale))
-
-    def _relabel(self, node: TreeNode[str], row: ThreadRow, label: Text) -> None:
-        if self._labels.get(row.id) != label:
-            node.set_label(label)
-            self._labels[row.id] = label
-        if node.allow_expand != bool(row.children):
-            node.allow_expand = bool(row.children)
-
     def _parent_node(self, row: ThreadRow) -> TreeNode[str]:
         if row.depth > 0 and row.parent_id in self.nodes:
             return self.nodes[row.parent_id]
         return self.root
 
     def _remove_unwanted(self, wanted: dict[str, ThreadRow]) -> bool:
-        doomed = []
-        for thread_id, node in self.nodes.items():
-            row = wanted.get(thread_id)
-            if row is None or node.parent is not self._parent_node(row):
-                doomed.append(thread_id)
-        for thread_id in doomed:
-            node = self.nodes.get(thread_id)
-            if node is None:
-                continue  # already gone with an ancestor
-            self._forget_subtree(node)
-            node.remove()
-        return bool(doomed)
+        """Drop the nodes of rows gone or moved, with their subtrees: one pass over each
+        parent's children, not a list search per node (O(siblings) each)."""
+        doomed = [node for thread_id, node in self.nodes.items()
+                  if (row := wanted.get(thread_id)) is None
+                  or node.parent is not self._parent_node(row)]
+        if not doomed:
+            return False
+        gone: set[int] = set()
+        for node in doomed:
+            if id(node) not in gone:
+                self._forget_subtree(node, gone)
+        for parent in {id(n.parent): n.parent for n in doomed}.values():
+            if parent is not None and id(parent) not in gone:
+                parent._children[:] = [c for c in parent._children if id(c) not in gone]
+                parent._updates += 1
+        return True
 
-    def _forget_subtree(self, node: TreeNode[str]) -> None:
+    def _forget_subtree(self, node: TreeNode[str], gone: set[int]) -> None:
         stack = [node]
         while stack:
             current = stack.pop()
+            gone.add(id(current))
+            self._tree_nodes.pop(current.id, None)
             if current.data is not None:
                 self.nodes.pop(current.data, None)
-                self._labels.pop(current.data, None)
-                self._drawn.pop(current.data, None)
-            stack.extend(current.children)
+            stack.extend(current._children)
 
-    def _add(self, row: ThreadRow, label: Text, before: TreeNode[str] | None) -> None:
+    def _add(self, row: ThreadRow, now: datetime) -> RowNode:
+        """A node for `row` under its parent's; `_place` puts it among its siblings."""
         parent = self._parent_node(row)
-        if before is not None and before.parent is not parent:
-            before = None
-        node = parent.add(label, row.id, before=before,
-                          expand=row.id not in self._collapsed)
-        node.allow_expand = bool(row.children)
+        node = RowNode(self, parent, row, now, self._depth(parent) + 1,
+                       expanded=row.id not in self._collapsed)
+        self._tree_nodes[node.id] = node
         self.nodes[row.id] = node
-        self._labels[row.id] = label
+        return node
 
     def _top_groups(self, view: SupervisorView) -> list[tuple[TreeNode[str], list[str]]]:
         """The top-level rows under the node that holds them (a subclass may group them)."""
         return [(self.root, [r.id for r in view.rows if r.depth == 0])]
 
-    def _insertion_points(self, view: SupervisorView) -> dict[str, TreeNode[str] | None]:
-        """Thread id -> the node of its next sibling (view order) already in the tree.
-
-        One pass over the view per sync, so adding n rows costs O(n), not a scan of every
-        sibling per row (O(n^2): 30 s for a first tree of 10,000, see BENCHMARKS.md). Rows
-        are added in view order, so a sibling absent now is still absent when an earlier
-        one is added.
-        """
+    def _place(self, view: SupervisorView, parents: dict[int, TreeNode[str]]) -> None:
+        """The children of `parents` (by `id()`) in view order: one pass over the view per
+        sync, so adding n rows is O(n) (inserting each before its next sibling searched the
+        sibling list: O(n^2), BENCHMARKS.md). Children the view does not list keep their
+        place at the end."""
         groups = self._top_groups(view)
-        groups += [(self.nodes.get(r.id, self.root), r.children) for r in view.rows if r.children]
-        points: dict[str, TreeNode[str] | None] = {}
+        groups += [(node, r.children) for r in view.rows
+                   if r.children and (node := self.nodes.get(r.id)) is not None]
         for parent, ids in groups:
-            following: TreeNode[str] | None = None
-            for thread_id in reversed(ids):
-                points[thread_id] = following
-                node = self.nodes.get(thread_id)
-                if node is not None and node.parent is parent:
-                    following = node
-        return points
+            if id(parent) not in parents:
+                continue
+            placed = [n for i in ids if (n := self.nodes.get(i)) is not None
+                      and n.parent is parent]
+            kept = {id(n) for n in placed}
+            placed += [c for c in parent._children if id(c) not in kept]
+            parent._children[:] = placed
+            parent._updates += 1
 
     def _restore_cursor(self, thread_id: str | None, line: int, view: SupervisorView) -> None:
         if thread_id is not None and self.select_thread(thread_id):
