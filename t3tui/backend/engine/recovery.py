@@ -18,7 +18,7 @@ from t3tui.backend.engine import entities
 from t3tui.backend.engine.core import Batch, Core
 from t3tui.backend.engine.ids import new_id
 from t3tui.backend.engine.projection import EXECUTING_RUN
-from t3tui.backend.engine.runs import end_run
+from t3tui.backend.engine.runend import end_run
 
 RESTART_NOTICE = "The server restarted; this run was interrupted."
 SHUTDOWN_NOTICE = "The server shut down; this run was interrupted."

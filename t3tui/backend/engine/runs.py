@@ -10,44 +10,24 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from t3tui.backend.engine import entities
 from t3tui.backend.engine.core import Batch, Core
 from t3tui.backend.engine.ids import new_id
+from t3tui.backend.engine.runend import end_run
 from t3tui.backend.engine.sessions import SessionManager
+from t3tui.backend.engine.turns import TurnBinding, TurnProgress
 from t3tui.backend.provider import Notification
 from t3tui.backend.provider.agent import ToolHost
 from t3tui.protocol import native_id_of
 
 log = logging.getLogger(__name__)
 
-HEARTBEAT_SECONDS = 1.0
-_ITEM_TERMINAL = frozenset({"completed", "failed", "cancelled", "interrupted"})
 
+class RunManager(TurnProgress):
+    """Runs from queued to terminal on their provider; notifications of bound turns."""
 
-@dataclass
-class TurnBinding:
-    """Where a provider turn's notifications land in the orchestration."""
-
-    thread_id: str
-    run_id: str
-    attempt_id: str
-    root_node_id: str
-    provider_turn_id: str
-    provider_thread_id: str
-    instance: str
-    session_id: str
-    native_turn: str
-    driver: str = ""
-    scope_id: str = ""
-    tokens: int = 0
-    last_heartbeat: float = 0.0
-    requests: dict[str, str] = field(default_factory=dict)  # request id -> native request ref
-
-
-class RunManager:
     def __init__(
         self,
         core: Core,
@@ -185,96 +165,6 @@ class RunManager:
         }.get(note.kind)
         if handler is not None:
             handler(binding, note.data)
-
-    def _item_ordinal(self, thread_id: str, item_id: str) -> int:
-        items = self.core.threads[thread_id].coll["turnItems"]
-        existing = items.get(item_id)
-        return existing["ordinal"] if existing else len(items) + 1
-
-    def _on_item(self, binding: TurnBinding, data: dict[str, Any]) -> None:
-        fields = {k: v for k, v in data.items() if k not in ("itemRef", "type", "title", "status")}
-        item_id = f"item-{binding.provider_turn_id}-{data['itemRef']}"
-        status = data.get("status", "running")
-        state = self.core.threads[binding.thread_id]
-        with self.core.batch() as b:
-            now = self.core.now()
-            previous = state.get("turnItems", item_id)
-            item = entities.turn_item(
-                item_id=item_id, item_type=data["type"], thread_id=binding.thread_id,
-                run_id=binding.run_id, ordinal=self._item_ordinal(binding.thread_id, item_id),
-                status=status, now=now, fields=fields, title=data.get("title"),
-                provider_thread_id=binding.provider_thread_id,
-                provider_turn_id=binding.provider_turn_id, node_id=binding.root_node_id,
-                native_item_ref=entities.provider_ref(binding.driver, data["itemRef"]),
-                completed=status in _ITEM_TERMINAL)
-            if previous is not None:
-                item["startedAt"] = previous["startedAt"]
-            b.add(binding.thread_id, "turn-item.updated", item, run_id=binding.run_id)
-            self._heartbeat(b, binding, len(str(fields.get("output", ""))) // 4)
-
-    def _heartbeat(self, batch: Batch, binding: TurnBinding, tokens: int) -> None:
-        binding.tokens = max(binding.tokens, tokens)
-        now = asyncio.get_running_loop().time()
-        if now - binding.last_heartbeat < HEARTBEAT_SECONDS:
-            return
-        binding.last_heartbeat = now
-        pturn = self.core.threads[binding.thread_id].get("providerTurns", binding.provider_turn_id)
-        if pturn is not None and pturn["status"] == "running":
-            usage = {"usedTokens": binding.tokens, "updatedAt": self.core.now()}
-            batch.add(binding.thread_id, "provider-turn.updated", {**pturn, "tokenUsage": usage},
-                      run_id=binding.run_id)
-
-    def _on_message(self, binding: TurnBinding, data: dict[str, Any]) -> None:
-        message_id = f"msg-{binding.provider_turn_id}-{data['messageRef']}"
-        with self.core.batch() as b:
-            now = self.core.now()
-            b.add(binding.thread_id, "message.updated", entities.message(
-                thread_id=binding.thread_id, message_id=message_id, role="assistant",
-                text=data["text"], created_by="agent", creation_source="provider",
-                run_id=binding.run_id, now=now, streaming=bool(data.get("streaming")),
-                node_id=binding.root_node_id), run_id=binding.run_id)
-            item_id = f"item-{message_id}"
-            b.add(binding.thread_id, "turn-item.updated", entities.turn_item(
-                item_id=item_id, item_type="assistant_message", thread_id=binding.thread_id,
-                run_id=binding.run_id, ordinal=self._item_ordinal(binding.thread_id, item_id),
-                status="completed", now=now, completed=True,
-                fields={"messageId": message_id, "text": data["text"], "streaming": False},
-                provider_thread_id=binding.provider_thread_id,
-                provider_turn_id=binding.provider_turn_id, node_id=binding.root_node_id),
-                run_id=binding.run_id)
-            self._heartbeat(b, binding, binding.tokens + len(data["text"]) // 4 + 1)
-
-    def _on_request(self, binding: TurnBinding, data: dict[str, Any]) -> None:
-        request_id = new_id("rr")
-        binding.requests[request_id] = data["requestRef"]
-        with self.core.batch() as b:
-            now = self.core.now()
-            node = entities.node(thread_id=binding.thread_id, run_id=binding.run_id,
-                                 kind="approval_request", status="waiting", now=now,
-                                 parent_node_id=binding.root_node_id,
-                                 root_node_id=binding.root_node_id,
-                                 provider_turn_id=binding.provider_turn_id,
-                                 runtime_request_id=request_id)
-            b.add(binding.thread_id, "node.updated", node, run_id=binding.run_id,
-                  node_id=node["id"])
-            b.add(binding.thread_id, "runtime-request.updated", {
-                "id": request_id, "nodeId": node["id"], "providerTurnId": binding.provider_turn_id,
-                "nativeRequestRef": entities.provider_ref(binding.driver, data["requestRef"]),
-                "kind": data.get("requestKind", "command"),
-                "status": "pending",
-                "responseCapability": {"type": "live", "providerSessionId": binding.session_id},
-                "createdAt": now, "resolvedAt": None}, run_id=binding.run_id)
-            item_id = f"item-{request_id}"
-            b.add(binding.thread_id, "turn-item.updated", entities.turn_item(
-                item_id=item_id, item_type="approval_request", thread_id=binding.thread_id,
-                run_id=binding.run_id, ordinal=self._item_ordinal(binding.thread_id, item_id),
-                status="pending", now=now, node_id=node["id"], title="Approval requested",
-                fields={"requestId": request_id, "requestKind": data.get("requestKind", "command"),
-                        **({"prompt": data["prompt"]} if data.get("prompt") is not None else {}),
-                        "options": [{"decision": "accept", "label": "Approve"},
-                                    {"decision": "decline", "label": "Decline"}]},
-                provider_thread_id=binding.provider_thread_id,
-                provider_turn_id=binding.provider_turn_id), run_id=binding.run_id)
 
     def _on_completed(self, binding: TurnBinding, data: dict[str, Any]) -> None:
         state = self.core.threads[binding.thread_id]
@@ -431,42 +321,3 @@ class RunManager:
         self._lingering.clear()
         self._bindings.clear()
         self._by_run.clear()
-
-
-def end_run(core: Core, batch: Batch, thread_id: str, run_id: str, status: str,
-            run_fields: dict[str, Any] | None = None, *, provider_turn_id: str | None = None,
-            attempt_id: str | None = None, root_node_id: str | None = None,
-            provider_thread_id: str | None = None, provider_side: bool = True) -> None:
-    """Emit the terminal events of one run; entities not given are looked up on the run.
-    `provider_side=False` leaves the provider turn and thread as they are (the provider has
-    not stopped yet)."""
-    state = core.threads[thread_id]
-    run = state.coll["runs"][run_id]
-    now = core.now()
-    attempt = state.get("attempts", attempt_id or run.get("activeAttemptId"))
-    turns = [t for t in state.values("providerTurns") if t["id"] == provider_turn_id
-             or (attempt is not None and t.get("runAttemptId") == attempt["id"])] \
-        if provider_side else []
-    for pturn in turns:
-        if pturn["status"] in ("running", "pending"):
-            batch.add(thread_id, "provider-turn.updated",
-                      {**pturn, "status": status, "completedAt": now}, run_id=run_id)
-    turn_ids = {t["id"] for t in turns}
-    for request in state.pending_requests():
-        if request.get("providerTurnId") in turn_ids:
-            batch.add(thread_id, "runtime-request.updated",
-                      {**request, "status": "cancelled", "resolvedAt": now}, run_id=run_id)
-    if attempt is not None:
-        batch.add(thread_id, "run-attempt.updated",
-                  {**attempt, "status": status, "completedAt": now}, run_id=run_id)
-    node = state.get("nodes", root_node_id or run.get("rootNodeId"))
-    if node is not None:
-        batch.add(thread_id, "node.updated", {**node, "status": status, "completedAt": now},
-                  run_id=run_id, node_id=node["id"])
-    batch.add(thread_id, "run.updated", {**run, **(run_fields or {}), "status": status,
-                                         "queuePosition": None, "completedAt": now},
-              run_id=run_id)
-    pthread = state.get("providerThreads", provider_thread_id or run.get("providerThreadId"))
-    if provider_side and pthread is not None and pthread["status"] == "active":
-        batch.add(thread_id, "provider-thread.updated",
-                  {**pthread, "status": "idle", "updatedAt": now}, run_id=run_id)
