@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from t3tui.protocol import DomainEvent, ProtocolError, decode_event
+from t3tui.protocol.base import dumps
 
 DB_FILE = "events.sqlite3"
 log = logging.getLogger(__name__)
@@ -35,31 +36,52 @@ CREATE TABLE IF NOT EXISTS receipts (
 
 @dataclass(frozen=True)
 class StoredEvent:
-    """One stored event: `{sequence, commandId, event}` (protocol §9.1)."""
+    """One stored event: `{sequence, commandId, event}` (protocol §9.1).
+
+    `wire` is the event as written; `text` its JSON as stored, when known (the transport
+    splices it into stream items instead of encoding the event again). The typed `event` is
+    decoded on first use: the engine wrote the dict itself, and nobody on the live path reads
+    the typed form.
+    """
 
     sequence: int
     command_id: str | None
-    event: DomainEvent = field(compare=False)
+    wire: dict[str, Any] = field(compare=False)
+    text: str | None = field(default=None, compare=False, repr=False)
 
     @cached_property
-    def wire(self) -> dict[str, Any]:
-        """The event's wire form (computed once)."""
-        return self.event.to_wire()
+    def event(self) -> DomainEvent:
+        return decode_event(self.wire)
 
     @property
     def thread_id(self) -> str:
-        return self.event.thread_id
+        return str(self.wire["threadId"])
 
     def to_wire(self) -> dict[str, Any]:
         """The stored form `{sequence, commandId, event}`."""
         return {"sequence": self.sequence, "commandId": self.command_id, "event": self.wire}
 
     @classmethod
-    def from_raw(cls, sequence: int, command_id: str | None, raw: dict[str, Any]) -> StoredEvent:
-        stored = cls(sequence, command_id, decode_event(raw))
-        # the raw dict is exactly what was written; reuse it instead of re-encoding
-        stored.__dict__["wire"] = raw
+    def from_raw(cls, sequence: int, command_id: str | None, raw: dict[str, Any],
+                 text: str | None = None) -> StoredEvent:
+        """A stored event read back, decoded now: one that does not decode raises
+        `ProtocolError` here, where the reader can skip it."""
+        stored = cls(sequence, command_id, raw, text)
+        stored.__dict__["event"] = decode_event(raw)
         return stored
+
+
+def encode_event(raw: dict[str, Any]) -> tuple[str, str | None]:
+    """An event's stored text, and the same text again when the wire can carry it as is
+    (the protocol's compact JSON, spliced by the transport instead of encoding the event a
+    second time). A lone surrogate (SQLite's UTF-8 cannot hold it) or a NaN is stored as
+    before, in Python's escaped JSON, and left for the transport to encode (or refuse)."""
+    try:
+        text = dumps(raw)
+        text.encode("utf-8")
+    except (UnicodeEncodeError, ValueError):
+        return json.dumps(raw, separators=(",", ":")), None
+    return text, text
 
 
 @dataclass(frozen=True)
@@ -124,10 +146,13 @@ class EventStore:
     ) -> list[StoredEvent]:
         """Store `events` (wire dicts) and the command's receipt in one transaction."""
         rows = []
+        texts = []
         seq = self._head
         for raw in events:
             seq += 1
-            rows.append((seq, command_id, raw["threadId"], json.dumps(raw, separators=(",", ":"))))
+            stored_text, wire_text = encode_event(raw)
+            rows.append((seq, command_id, raw["threadId"], stored_text))
+            texts.append(wire_text)
         try:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -148,8 +173,8 @@ class EventStore:
             raise StoreError(f"cannot append to event store: {exc}") from exc
         self._head = seq
         return [
-            StoredEvent.from_raw(s, command_id, raw)
-            for (s, _, _, _), raw in zip(rows, events, strict=True)
+            StoredEvent(row[0], command_id, raw, text)
+            for row, raw, text in zip(rows, events, texts, strict=True)
         ]
 
     def receipt(self, command_id: str) -> Receipt | None:

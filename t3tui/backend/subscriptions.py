@@ -14,7 +14,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from t3tui.backend.engine.errors import UnknownThread
-from t3tui.backend.rpc import EncodedItem, RpcDie, RpcFailure, StreamSink
+from t3tui.backend.rpc import RpcDie, RpcFailure
+from t3tui.backend.sink import EncodedItem, StreamSink
 from t3tui.protocol.base import dumps
 from t3tui.protocol.errors import GetThreadProjectionError
 
@@ -184,14 +185,20 @@ def event_item(stored: Any) -> EncodedItem:
     """The stream item for a stored event, encoded once however many streams carry it."""
     if _last_encoded[0] is stored:
         return _last_encoded[1]
-    # The store caches each event's wire form; fall back to encoding for other event sources.
-    event = getattr(stored, "wire", None) or wire(stored.event)
-    item = EncodedItem(dumps({"kind": "event", "sequence": stored.sequence, "event": event}))
+    # The store keeps the JSON it wrote (the protocol's compact form): spliced, not re-encoded.
+    text = getattr(stored, "text", None)
+    if text is None:
+        # The store caches each event's wire form; fall back to encoding for other sources.
+        text = dumps(getattr(stored, "wire", None) or wire(stored.event))
+    item = EncodedItem(f'{{"kind":"event","sequence":{int(stored.sequence)},"event":{text}}}')
     _last_encoded[:] = [stored, item]
     return item
 
 
 def event_thread_id(stored: Any) -> str:
+    thread_id = getattr(stored, "thread_id", None)
+    if isinstance(thread_id, str):
+        return thread_id
     event = stored.event
     return event["threadId"] if isinstance(event, dict) else event.thread_id
 
