@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from t3tui.backend.engine.ids import new_id
-from t3tui.backend.engine.projection import ThreadState
+from t3tui.backend.engine.projection import ThreadState, Undo
 from t3tui.backend.store import EventStore, StoredEvent
 from t3tui.protocol import format_ts
 
@@ -35,7 +35,8 @@ class Batch:
         self.result = result
         self.events: list[dict[str, Any]] = []
         self.effects: list[Callable[[], Any]] = []
-        self._undo: dict[str, ThreadState | None] = {}
+        # newest last: (thread id, what `ThreadState.apply` returned, or None for a new thread)
+        self._undo: list[tuple[str, Undo | None]] = []
         self.sequence = 0  # the last sequence this batch wrote (head, if it wrote none)
 
     def add(
@@ -55,13 +56,11 @@ class Batch:
             event["nodeId"] = node_id
         event.update({"occurredAt": self.core.now(), "type": etype, "payload": payload})
         threads = self.core.threads
-        if thread_id not in self._undo:
-            existing = threads.get(thread_id)
-            self._undo[thread_id] = existing.copy() if existing is not None else None
         state = threads.get(thread_id)
         if state is None:
             state = threads[thread_id] = ThreadState()
-        state.apply(event)
+            self._undo.append((thread_id, None))
+        self._undo.append((thread_id, state.apply(event)))
         self.events.append(event)
         return event
 
@@ -70,11 +69,13 @@ class Batch:
         self.effects.append(effect)
 
     def rollback(self) -> None:
-        for thread_id, previous in self._undo.items():
-            if previous is None:
-                self.core.threads.pop(thread_id, None)
-            else:
-                self.core.threads[thread_id] = previous
+        threads = self.core.threads
+        for thread_id, token in reversed(self._undo):
+            if token is None:
+                threads.pop(thread_id, None)
+            elif (state := threads.get(thread_id)) is not None:
+                state.undo(token)
+        self._undo.clear()
 
 
 class Core:

@@ -1,7 +1,7 @@
 """One thread's projection and the §9.2 reducer that builds it from events.
 
 The same reducer runs live and on restart, so a replayed store rebuilds exactly the state that
-was served. Entities are replaced whole, never mutated, which makes a shallow copy a snapshot.
+was served. Entities are replaced whole, never mutated, so taking an event back (`undo`) is exact.
 """
 
 from __future__ import annotations
@@ -56,6 +56,11 @@ EVENT_COLLECTION: dict[str, str] = {
 }
 
 
+# what one `apply` changed: (thread, updated_at, collection, entity id, previous entity)
+Undo = tuple[Any, Any, str | None, Any, Any]
+_ABSENT: Any = object()  # an entity that was not there before
+
+
 class ThreadState:
     """The projection of one thread, kept as id-keyed maps in first-seen order."""
 
@@ -66,33 +71,40 @@ class ThreadState:
         self.coll: dict[str, dict[str, dict[str, Any]]] = {name: {} for name in COLLECTIONS}
         self.updated_at: str | None = None
 
-    def copy(self) -> ThreadState:
-        clone = ThreadState()
-        clone.thread = self.thread
-        clone.coll = {name: dict(items) for name, items in self.coll.items()}
-        clone.updated_at = self.updated_at
-        return clone
-
-    def apply(self, event: dict[str, Any]) -> None:
-        """Reduce one event (wire dict) into this projection."""
+    def apply(self, event: dict[str, Any]) -> Undo:
+        """Reduce one event (wire dict) into this projection; returns what `undo` needs to
+        take it back (a batch that fails undoes its events, newest first)."""
         etype = event["type"]
         payload = event.get("payload")
+        undo: Undo = (self.thread, self.updated_at, None, None, None)
         if etype in THREAD_EVENT_TYPES:
             self.thread = payload
         elif etype == "provider-session.detached":
             sid = payload["providerSessionId"]
-            session = self.coll["providerSessions"].get(sid)
+            sessions = self.coll["providerSessions"]
+            session = sessions.get(sid)
             if session is not None:
-                self.coll["providerSessions"][sid] = {
-                    **session,
-                    "status": "stopped",
-                    "updatedAt": payload.get("detachedAt"),
-                }
+                undo = (self.thread, self.updated_at, "providerSessions", sid, session)
+                sessions[sid] = {**session, "status": "stopped",
+                                 "updatedAt": payload.get("detachedAt")}
         else:
             name = EVENT_COLLECTION.get(etype)
             if name is not None and isinstance(payload, dict) and "id" in payload:
-                self.coll[name][payload["id"]] = payload
+                items = self.coll[name]
+                key = payload["id"]
+                undo = (self.thread, self.updated_at, name, key, items.get(key, _ABSENT))
+                items[key] = payload
         self.updated_at = event.get("occurredAt") or self.updated_at
+        return undo
+
+    def undo(self, token: Undo) -> None:
+        """Take back one `apply` (entities are replaced whole, so the old ones are exact)."""
+        self.thread, self.updated_at, name, key, previous = token
+        if name is not None:
+            if previous is _ABSENT:
+                self.coll[name].pop(key, None)
+            else:
+                self.coll[name][key] = previous
 
     # reads
 

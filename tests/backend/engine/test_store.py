@@ -58,3 +58,32 @@ def test_reopen_serves_the_same_sequences_from_a_wal_database(tmp_path: Path) ->
     assert [s.to_wire() for s in reopened.events_after(0)] == written
     mode = sqlite3.connect(tmp_path / "events.sqlite3").execute("PRAGMA journal_mode").fetchone()
     assert mode[0] == "wal"
+
+
+def test_a_failed_batch_takes_back_every_event_it_applied(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from t3tui.backend.engine.core import Core
+
+    core = Core(EventStore.open(tmp_path), lambda: datetime(2026, 10, 4, tzinfo=UTC))
+    session = {"id": "ps-1", "status": "running"}
+    with core.batch() as b:
+        b.add("t1", "thread.created", {"id": "t1", "title": "One"})
+        b.add("t1", "provider-session.attached", session)
+        b.add("t1", "run.created", {"id": "run-1", "status": "queued", "ordinal": 1})
+    before = core.threads["t1"].to_wire()
+    head = core.head
+
+    with pytest.raises(RuntimeError), core.batch() as b:
+        b.add("t1", "thread.settled", {"id": "t1", "title": "Renamed"})
+        b.add("t1", "run.updated", {"id": "run-1", "status": "running", "ordinal": 1})
+        b.add("t1", "run.created", {"id": "run-2", "status": "queued", "ordinal": 2})
+        b.add("t1", "run.updated", {"id": "run-2", "status": "running", "ordinal": 2})
+        b.add("t1", "provider-session.detached", {"providerSessionId": "ps-1"})
+        b.add("t2", "thread.created", {"id": "t2", "title": "Two"})
+        raise RuntimeError("the handler failed")
+
+    assert core.threads["t1"].to_wire() == before
+    assert core.threads["t1"].get("providerSessions", "ps-1") is session
+    assert "t2" not in core.threads
+    assert core.head == head and [s.sequence for s in core.store.events_after(0)] == [1, 2, 3]
