@@ -2,8 +2,9 @@
 
 One `RpcConnection` per socket: it decodes client frames, runs unary calls and streams as
 tasks, keeps a per-request ack latch (`StreamSink`), answers pings, and turns every kind of bad
-input into the documented reply without closing the socket. All writes go through one queue so
-that a message's place on the wire is fixed at the moment it is produced.
+input into the documented reply without closing the socket. A message is written at once when
+nothing is queued before it, else it waits in one queue: either way its place on the wire is
+fixed at the moment it is produced.
 """
 
 from __future__ import annotations
@@ -17,14 +18,15 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
+from t3tui.backend.sink import StreamSink
 from t3tui.protocol import ProtocolError
-from t3tui.protocol.base import dumps, parse_json, utf8_frame
+from t3tui.protocol.base import parse_json, utf8_frame
 from t3tui.protocol.rpc import (
     Ack,
-    Chunk,
     Defect,
     Die,
     Eof,
@@ -55,6 +57,16 @@ STALL_S = 30.0
 NOT_READING = 1008  # policy violation
 
 
+# The transport's own write buffer: under this many bytes a message is written at once
+# (websockets' default write limit); over it, messages wait in the outbox for the writer task,
+# which waits for the socket to drain.
+WRITE_NOW_MAX_BYTES = 32 * 1024
+
+# An Ack frame exactly as clients write it, with a request id JSON reads as the same text (no
+# quote, backslash or control character): read without the JSON parser.
+_ACK_PREFIX = '{"_tag":"Ack","requestId":"'
+_PLAIN_ID = re.compile(r'[^"\\\x00-\x1f]*')
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -79,17 +91,6 @@ def lone_surrogate_at(value: Any, path: str) -> str | None:
     return None
 
 
-class EncodedItem(str):
-    """A stream item already encoded as JSON text, spliced into its Chunk as is: an event
-    sent to many subscribers is then encoded once, not once per subscriber."""
-
-
-def encode_chunk(request_id: str, values: list[Any]) -> str:
-    """The Chunk frame `encode_message` would write, splicing pre-encoded items."""
-    parts = [v if isinstance(v, EncodedItem) else dumps(v) for v in values]
-    return f'{{"_tag":"Chunk","requestId":{dumps(request_id)},"values":[{",".join(parts)}]}}'
-
-
 class RpcFailure(Exception):
     """A method's declared (typed) error: sent as a `Fail` cause."""
 
@@ -100,70 +101,6 @@ class RpcFailure(Exception):
 
 class RpcDie(Exception):
     """A payload that fails validation: sent as a `Die` cause with this text."""
-
-
-class StreamSink:
-    """The ack latch of one stream: one `Chunk` in flight, later items coalesced behind it."""
-
-    def __init__(self, request_id: str, send: Callable[[Any], None]) -> None:
-        self._request_id = request_id
-        self._send = send
-        self._pending: dict[object, Any] = {}
-        self._awaiting_ack = False
-        self._idle = asyncio.Event()
-        self._idle.set()
-        self.closed = False
-
-    def push(self, item: Any, key: object | None = None) -> None:
-        """Queue one item; an item with the `key` of a pending one replaces it (at the end).
-
-        A callable item is resolved only when its chunk is written (None drops it), so that a
-        coalesced item carries the state current at sending time and superseded ones cost
-        nothing.
-        """
-        if self.closed:
-            return
-        if key is None:
-            key = object()
-        else:
-            self._pending.pop(key, None)
-        self._pending[key] = item
-        self._flush()
-
-    @property
-    def pending_count(self) -> int:
-        return len(self._pending)
-
-    def clear_pending(self) -> None:
-        """Drop the items not yet sent (the caller replaces them, e.g. with a snapshot)."""
-        self._pending.clear()
-
-    def ack(self) -> None:
-        self._awaiting_ack = False
-        self._flush()
-
-    async def drained(self) -> None:
-        """Wait until every pushed item was sent and acknowledged."""
-        await self._idle.wait()
-
-    def _flush(self) -> None:
-        if self._awaiting_ack or self.closed:
-            return
-        if not self._pending:
-            self._idle.set()
-            return
-        resolved = [item() if callable(item) else item for item in self._pending.values()]
-        self._pending.clear()
-        values = [value for value in resolved if value is not None]
-        if not values:  # every lazy item turned out to be moot; `values` is never empty
-            self._idle.set()
-            return
-        self._awaiting_ack = True
-        self._idle.clear()
-        if any(isinstance(v, EncodedItem) for v in values):
-            self._send(encode_chunk(self._request_id, values))
-        else:
-            self._send(Chunk(request_id=self._request_id, values=values))
 
 
 UnaryHandler = Callable[[dict[str, Any]], Awaitable[Any]]
@@ -234,10 +171,22 @@ class RpcConnection:
                 await writer
 
     def send(self, message: Any) -> None:
-        """Queue one server message (or its already encoded text) for the wire."""
+        """Write one server message (or its already encoded text), or queue it for the wire.
+
+        With nothing queued and the socket keeping up, the frame is written now (one
+        `transport.write`, as `websockets.broadcast` does), in order: everything produced
+        earlier is already written. Otherwise it waits in the outbox for the writer task.
+        """
         if self._closing is not None:
             return
         text = message if isinstance(message, str) else encode_message(message)
+        ws = self._ws
+        if self._outbox.empty() and ws.protocol.state is State.OPEN \
+                and ws.transport.get_write_buffer_size() < WRITE_NOW_MAX_BYTES:
+            # Echoed client text or a stored event from before text was checked may hold
+            # a lone surrogate: utf8_frame escapes it instead of failing the socket.
+            broadcast((ws,), utf8_frame(text), text=True)
+            return
         self._queued_bytes += len(text)
         self._outbox.put_nowait(text)
         if self._outbox.qsize() >= self._max_messages or self._queued_bytes >= self._max_bytes:
@@ -263,8 +212,6 @@ class RpcConnection:
             if self._outbox.qsize() < self._max_messages and self._queued_bytes < self._max_bytes:
                 self._room.set()
             try:
-                # Echoed client text or a stored event from before text was checked may hold
-                # a lone surrogate: utf8_frame escapes it instead of failing the socket.
                 await self._ws.send(utf8_frame(text), text=True)
             except ConnectionClosed:
                 self._room.set()  # nothing drains the outbox any more: do not wait on it
@@ -273,6 +220,11 @@ class RpcConnection:
     def _on_frame(self, frame: str | bytes) -> None:
         if isinstance(frame, bytes):
             self.send(Defect(defect="Binary frames are not supported; send JSON text frames."))
+            return
+        if frame.startswith(_ACK_PREFIX) and frame.endswith('"}') \
+                and _PLAIN_ID.fullmatch(frame, len(_ACK_PREFIX), len(frame) - 2):
+            # the commonest frame by far (one per Chunk per client), read as JSON would
+            self._on_ack(frame[len(_ACK_PREFIX):-2])
             return
         try:
             parsed = parse_json(frame)

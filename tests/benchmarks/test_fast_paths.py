@@ -3,7 +3,7 @@ paths write."""
 
 from __future__ import annotations
 
-from t3tui.backend.rpc import EncodedItem, encode_chunk
+from t3tui.backend.sink import EncodedItem, encode_chunk
 from t3tui.backend.store import StoredEvent
 from t3tui.backend.subscriptions import event_item
 from t3tui.protocol.base import dumps
@@ -33,6 +33,20 @@ def test_one_stored_event_is_encoded_once_for_every_subscriber() -> None:
     assert first == dumps({"kind": "event", "sequence": 7, "event": EVENT})
     other = event_item(StoredEvent.from_raw(8, None, EVENT))
     assert other is not first and '"sequence":8' in other
+
+
+def test_a_live_event_is_spliced_from_the_text_the_store_wrote(tmp_path) -> None:
+    from t3tui.backend.store import EventStore
+
+    store = EventStore.open(tmp_path)
+    odd = {**EVENT, "id": "evt-2", "payload": {**EVENT["payload"], "text": "lone \ud800 half"}}
+    plain, surrogate = store.append(None, [EVENT, odd])
+    assert plain.text is not None and surrogate.text is None  # SQLite's UTF-8 cannot hold it
+    assert event_item(plain) == dumps({"kind": "event", "sequence": 1, "event": EVENT})
+    assert event_item(surrogate) == dumps({"kind": "event", "sequence": 2, "event": odd})
+    # what was stored reads back as the same events, typed on demand
+    assert [s.wire for s in store.events_after(0)] == [EVENT, odd]
+    assert plain.event.payload.text == EVENT["payload"]["text"]
 
 
 async def test_rows_added_between_existing_ones_land_in_view_order() -> None:

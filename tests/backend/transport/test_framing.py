@@ -215,3 +215,32 @@ async def test_a_shell_row_item_is_the_engines_current_row(backend, client):
     assert subscriptions.shell_row_item(backend.engine, "thread-g", 5) == json.dumps(
         {**item, "sequence": 5}, separators=(",", ":"), ensure_ascii=False
     )
+
+
+@pytest.mark.parametrize(
+    ("request_id", "ack_frame"),
+    [
+        ("s-1", '{"_tag":"Ack","requestId":"s-1"}'),  # as clients write it: read without JSON
+        ('q"1', '{"_tag":"Ack","requestId":"q\\"1"}'),  # escapes: the JSON parser reads it
+        ("é-1", '{"_tag":"Ack","requestId":"\\u00e9-1"}'),
+        ("é-2", '{"_tag":"Ack","requestId":"é-2"}'),
+        ("s-3", '{ "_tag": "Ack", "requestId": "s-3" }'),
+    ],
+)
+async def test_an_ack_opens_the_latch_however_its_json_is_written(client, request_id, ack_frame):
+    await client.send({"_tag": "Request", "id": request_id, "tag": SHELL, "payload": {},
+                       "headers": []})
+    assert (await client.next(request_id))["values"][0]["kind"] == "snapshot"
+    await client.ok(DISPATCH, thread_create(f"thread-ack-{len(ack_frame)}"))
+    assert client.drain(request_id) == []
+    await client.send(ack_frame)
+    update = await client.next(request_id)
+    assert update["values"][0]["thread"]["id"] == f"thread-ack-{len(ack_frame)}"
+
+
+async def test_an_ack_with_a_raw_control_character_is_not_json(client):
+    # `{"_tag":"Ack","requestId":"a<TAB>b"}`: JSON refuses the raw tab, so no fast path may
+    # read it as an Ack
+    await client.send('{"_tag":"Ack","requestId":"a\tb"}')
+    reply = await client.next_control()
+    assert reply["_tag"] == "Defect" and "not valid JSON" in reply["defect"]

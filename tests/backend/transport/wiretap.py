@@ -1,7 +1,9 @@
 """Record every websocket frame an in-process backend sends and receives, per connection.
 
-It patches `websockets`' `ServerConnection` (not our backend's code), so what is recorded
-is exactly what went over the socket, whatever the backend's send path looks like.
+It patches `websockets` (not our backend's code): every text frame a server connection writes
+goes through its sans-I/O `ServerProtocol.send_text` (`Connection.send` and `broadcast` alike),
+every frame it reads through `ServerConnection.recv`; so what is recorded is exactly what went
+over the socket, whatever the backend's send path looks like.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 import pytest
 from websockets.asyncio.server import ServerConnection
+from websockets.server import ServerProtocol
 
 from t3tui.protocol.contract import WireCheck
 
@@ -23,8 +26,8 @@ class WireTap:
         self.checks: dict[int, WireCheck] = {}
         self.frames = 0
 
-    def _check(self, conn: Any) -> WireCheck:
-        return self.checks.setdefault(id(conn), WireCheck())
+    def _check(self, protocol: Any) -> WireCheck:
+        return self.checks.setdefault(id(protocol), WireCheck())
 
     def sent(self, conn: Any, data: Any) -> None:
         if isinstance(data, str):
@@ -56,20 +59,18 @@ class WireTap:
 @contextmanager
 def wire_tap(monkeypatch: pytest.MonkeyPatch) -> Iterator[WireTap]:
     tap = WireTap()
-    send, recv = ServerConnection.send, ServerConnection.recv
+    send_text, recv = ServerProtocol.send_text, ServerConnection.recv
 
-    async def tapped_send(self: ServerConnection, message: Any, *args: Any, **kw: Any) -> None:
-        # A text frame may be handed over as UTF-8 bytes (`send(data, text=True)`).
-        tap.sent(self, message.decode() if isinstance(message, bytes) and kw.get("text")
-                 else message)
-        await send(self, message, *args, **kw)
+    def tapped_send_text(self: ServerProtocol, data: bytes, *args: Any, **kw: Any) -> None:
+        tap.sent(self, bytes(data).decode())
+        send_text(self, data, *args, **kw)
 
     async def tapped_recv(self: ServerConnection, *args: Any, **kw: Any) -> Any:
         data = await recv(self, *args, **kw)
-        tap.received(self, data)
+        tap.received(self.protocol, data)
         return data
 
     with monkeypatch.context() as patch:
-        patch.setattr(ServerConnection, "send", tapped_send)
+        patch.setattr(ServerProtocol, "send_text", tapped_send_text)
         patch.setattr(ServerConnection, "recv", tapped_recv)
         yield tap
