@@ -82,10 +82,13 @@ class TreeIndex:
                 del self.children[parent]
         self.touch(parent)
 
-    def touch(self, thread_id: str, with_children: bool = False) -> None:
-        """Invalidate a thread's facts; mark it (and its children) dirty. Its ancestors are
-        re-derived only if its row's summary changes (`Supervisor._settle`)."""
-        self.facts.pop(thread_id, None)
+    def touch(self, thread_id: str, with_children: bool = False, own: bool = False) -> None:
+        """Mark a thread (and its children) dirty; `own`: its shell row or projection changed,
+        so its facts go too (they read nothing else: a task row, a link, a check-in or a
+        sharer's change leaves them as they are). Its ancestors are re-derived only if its
+        row's summary changes (`Supervisor._settle`)."""
+        if own:
+            self.facts.pop(thread_id, None)
         self.refacted.add(thread_id)
         self.dirty.add(thread_id)
         if with_children:

@@ -111,7 +111,7 @@ class Supervisor(Derivation):
             return
         rec.shell = None
         self._ix.relink(thread_id)
-        self._ix.touch(thread_id, with_children=True)
+        self._ix.touch(thread_id, with_children=True, own=True)
         self._ix.touch_sharers(rec)
         self._ix.collect(thread_id)
 
@@ -181,7 +181,7 @@ class Supervisor(Derivation):
         self._ix.reindex_tasks(rec)
         self._ix.reindex_sessions(rec)
         self._ix.reindex_detaches(rec)
-        self._ix.touch(rec.id, with_children=True)
+        self._ix.touch(rec.id, with_children=True, own=True)
         self._ix.touch_sharers(rec)
 
     def forget_thread(self, thread_id: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import unquote
 
 TASK_PREFIX = "node:delegated-task:"
@@ -14,6 +15,7 @@ _TASK_RE = re.compile(r"(?:node|thread):delegated-task:" + _ID_CHARS)
 _CRID_RE = re.compile(r"client_?request_?id[\"'`]?\s*[:=]\s*[\"'`]?([A-Za-z0-9][\w.:\-]{0,255})", re.I)
 
 
+@lru_cache(maxsize=4096)  # a pure function of the id, asked for every task row on every rebuild
 def client_request_id(task_or_child_id: str | None) -> str | None:
     """The caller's clientRequestId encoded in a task (or child thread) id, if any."""
     if not task_or_child_id:
