@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import sys
 import time
@@ -116,8 +117,12 @@ def press(app: SupervisorApp, key: str) -> None:
 
 
 def world_clock(offset: list[float]) -> Callable[[], datetime]:
-    """The app's clock in world time: T0 at the burst's start (`offset[0]`, monotonic)."""
-    return lambda: T0 + timedelta(seconds=time.monotonic() - offset[0])
+    """The app's clock in world time: T0 until the burst's start (`offset[0]`, monotonic;
+    inf before it), then T0 plus the time since. It never runs backwards: it used to run
+    from the app's start and jump back to T0 at the burst's start, which no real clock does,
+    and which made the app re-derive every row it had cached (a row derived at a later
+    moment does not serve an earlier one) just as the load began."""
+    return lambda: T0 + timedelta(seconds=max(0.0, time.monotonic() - offset[0]))
 
 
 async def until(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
@@ -170,7 +175,7 @@ class LoadResult:
 async def under_load(server: ChildServer, spec: WorldSpec, rate: float,
                      watch: PaintWatch, press_every: float) -> LoadResult:
     probes = build_world(spec).probes()
-    offset = [time.monotonic()]
+    offset = [math.inf]  # the world's clock stands at T0 until the burst starts
     start = time.monotonic()
     app = new_app(server, offset)
     keys: list[float] = []
