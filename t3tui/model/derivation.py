@@ -18,7 +18,7 @@ from datetime import datetime
 from t3tui.model.assemble import SHAPE_FACTS, Assembler
 from t3tui.model.checkin import CheckIn
 from t3tui.model.deadlines import Collect
-from t3tui.model.facts import changed_fields
+from t3tui.model.factpatch import changed_fields
 from t3tui.model.findings import rank_findings
 from t3tui.model.index import MAX_DEPTH, TreeIndex
 from t3tui.model.rowcache import VOLATILE_S, Entry, RowCache, same_row, summary

@@ -15,9 +15,10 @@ from t3tui.model.projection import (
     Projection,
     ToolCall,
 )
-from t3tui.model.provider_record import NativeRef, native_ref
+from t3tui.model.provider_record import NativeRef
 from t3tui.model.rows import PendingRequest, TaskInfo
 from t3tui.model.taskids import client_request_id
+from t3tui.model.turnfacts import turn_side
 from t3tui.model.wire import earliest, latest, obj, objs, string, ts, ts_key
 
 # One shared empty set: an empty frozenset is 216 bytes, and a thread's facts held three per
@@ -148,7 +149,7 @@ class OwnFacts:
         return latest(self.agent_progress_at, self.shell_updated_at, self.run_started_at)
 
 
-def _preview(shell: dict[str, Any], proj: Projection | None) -> str | None:
+def preview(shell: dict[str, Any], proj: Projection | None) -> str | None:
     msg = obj(shell.get("latestVisibleMessage"))
     text = msg.get("text")
     if not isinstance(text, str) and proj is not None and proj.messages:
@@ -196,54 +197,6 @@ def task_facts(parent_id: str, proj: Projection) -> tuple[TaskFacts, ...]:
     return tuple(out)
 
 
-def native_side(proj: Projection | None, run: dict[str, Any] | None,
-                base: dict[str, Any], turns: dict[int, Any] | None = None) -> tuple[Any, ...]:
-    """(native thread ref, native turn ref, T3 provider turn id, its start) for a run (else the
-    thread's active provider thread): what the provider's own record is looked up by.
-    `turns`: latest turns already looked up, by id() of their run."""
-    if proj is None:
-        return None, None, None, None
-    pthread_id = (run or {}).get("providerThreadId") or base.get("activeProviderThreadId")
-    pthread = proj.provider_threads.get(str(pthread_id)) if pthread_id else None
-    if pthread is None and proj.provider_threads:
-        pthread = max(proj.provider_threads.values(), key=lambda p: ts_key(p.get("updatedAt")))
-    driver = string(pthread.get("driver")) if pthread else None
-    thread_ref = native_ref(pthread.get("nativeThreadRef"), driver) if pthread else None
-    if run is None:
-        turn = None
-    elif turns is not None and id(run) in turns:
-        turn = turns[id(run)]
-    else:
-        turn = proj.latest_turn(run)
-    turn_ref = native_ref(turn.get("nativeTurnRef"), driver) if turn else None
-    return (thread_ref, turn_ref, string(turn.get("id")) if turn else None,
-            ts(turn.get("startedAt")) if turn else None)
-
-
-def _provider_side(proj: Projection, run: dict[str, Any] | None,
-                   turns: dict[int, Any]) -> tuple[Any, ...]:
-    """(turn status, turn ended at, provider thread idle-at, stopped session) for a run."""
-    if run is None:
-        return None, None, None, None
-    started = ts(run.get("startedAt")) or ts(run.get("requestedAt"))
-    turn = turns[id(run)] = proj.latest_turn(run)
-    turn_status = string(turn.get("status")) if turn else None
-    turn_end = ts(turn.get("completedAt")) if turn else None
-    pthread = proj.provider_threads.get(str(run.get("providerThreadId")))
-    idle_at = None
-    if pthread and pthread.get("status") == "idle":
-        updated = ts(pthread.get("updatedAt"))
-        if updated and started and updated >= started:
-            idle_at = updated
-    stopped = None
-    for sid, sess in proj.provider_sessions.items():
-        if sess.get("status") in ("stopped", "error"):
-            since = ts(sess.get("updatedAt"))
-            if since is None or started is None or since >= started:
-                stopped = (sid, str(sess.get("status")), since)
-    return turn_status, turn_end, idle_at, stopped
-
-
 def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
               proj: Projection | None) -> OwnFacts:
     """Build the facts of one thread from its shell row and (if subscribed) its projection."""
@@ -253,18 +206,7 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
     lineage = obj(base.get("lineage"))
     parent = string(lineage.get("parentThreadId")) if lineage.get("relationshipToParent") == "subagent" else None
     sel = obj(base.get("modelSelection"))
-    run = proj.active_run() if proj else None
-    latest_run = proj.latest_run() if proj else None
-    if sh:
-        activity = string(sh.get("activityRunStatus"))
-        status = string(sh.get("status"))
-        active_run_id = string(sh.get("activeRunId"))
-    else:
-        activity = _activity_of(run)
-        status = string(latest_run.get("status")) if latest_run else ("idle" if proj else None)
-        active_run_id = string(run.get("id")) if run else None
-    if proj and active_run_id and active_run_id in proj.runs:
-        run = proj.runs[active_run_id]
+    run, latest_run, activity, status, active_run_id = runs_of(sh, proj)
     pending = None
     req = obj(sh.get("pendingRuntimeRequest")) or (proj.pending_request() if proj else None) or {}
     if req.get("id"):
@@ -272,10 +214,6 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
     since = None
     if run is not None and proj is not None:
         since = proj.run_since.get(str(run.get("id")), (None, None))[1]
-    turns: dict[int, Any] = {}  # each run's latest turn, looked up once
-    turn_status, turn_end, idle_at, stopped = _provider_side(proj, run, turns) if proj else (None,) * 4
-    native_thread, native_turn, pturn_id, pturn_start = native_side(proj, run or latest_run,
-                                                                    sh or app, turns)
     tasks = task_facts(thread_id, proj) if proj else ()
     cohorts = {}
     if proj:
@@ -306,93 +244,48 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
         latest_run_requested_at=latest(ts(sh.get("latestRunRequestedAt")), *requested),
         activity_since=since,
         pending=pending,
-        latest_message=_preview(sh, proj),
+        latest_message=preview(sh, proj),
         shell_updated_at=ts(sh.get("updatedAt")),
         background_tasks=len(objs(sh.get("pendingBackgroundTasks"))),
-        agent_progress_at=proj.last_progress_at if proj else None,
-        provider_turn_status=turn_status,
-        provider_turn_ended_at=turn_end if turn_status in ("completed", "interrupted", "failed", "cancelled") else None,
-        provider_thread_idle_at=idle_at,
+        **turn_side(sh or app, proj, run, latest_run, activity),
         session_ids=frozenset(proj.session_ids()) if proj else _NONE,
         run_session_ids=_run_sessions(proj, run, sh or app),
         session_attached_at=dict(proj.attached_at) if proj else {},
-        stopped_session=stopped,
-        native_thread=native_thread,
-        native_turn=native_turn,
-        provider_turn_id=pturn_id,
-        provider_turn_started_at=pturn_start,
         subscribed=proj is not None,
         has_record=bool(base),
         tasks=tasks,
         task_index={t.task_id: t for t in tasks},
         cohorts=cohorts,
-        mentions=_mentions(proj) if proj else (),
+        mentions=mentions_of(proj) if proj else (),
         claims=tuple(proj.claims.values()) if proj else (),
         interrupt_asked=_interrupt_asked(proj, active_run_id) if proj and activity else None,
         interrupt_answered=frozenset(proj.interrupt_results) if proj else _NONE,
-        runaway=_runaway(proj, latest_run) if proj and activity is None else None,
         dead_waits=tuple(c for c in proj.tool_calls.values()
                          if c.mode == "wait" and c.completed_at is not None and not c.task_id)
         if proj else (),
     )
 
 
-def _mentions(proj: Projection) -> tuple[tuple[str, str, datetime | None, str], ...]:
+def mentions_of(proj: Projection) -> tuple[tuple[str, str, datetime | None, str], ...]:
     return tuple((k, v, at, src) for (k, v), (at, src) in proj.mentions.items())
 
 
-def replaced(old: OwnFacts, **changes: Any) -> OwnFacts:
-    """`dataclasses.replace` without re-running `__init__` over ~50 fields (a frozen copy)."""
-    new = object.__new__(OwnFacts)
-    new.__dict__.update(old.__dict__)
-    new.__dict__.update(changes)
-    return new
-
-
-def progress_facts(old: OwnFacts, proj: Projection) -> OwnFacts:
-    """The facts after an event that moved only the projection's progress time (a turn item
-    that is neither a delegate call nor an interrupt, a plan): what `own_facts` would give."""
-    return replaced(old, agent_progress_at=proj.last_progress_at)
-
-
-def message_facts(old: OwnFacts, shell: dict[str, Any] | None, proj: Projection) -> OwnFacts:
-    """The facts after a `message.updated`: progress, preview, mentions and claims."""
-    return replaced(old, agent_progress_at=proj.last_progress_at,
-                    latest_message=_preview(shell or {}, proj), mentions=_mentions(proj),
-                    claims=tuple(proj.claims.values()))
-
-
-# The keys of a shell row `own_facts` reads. An update that changed none of them but the
-# ones `shell_facts` patches (or only keys the facts never read) leaves every other fact as
-# it was.
-SHELL_READ = frozenset({
-    "activeProviderThreadId", "activeRunId", "activityRunStatus", "archivedAt", "createdAt",
-    "creationSource", "deletedAt", "latestRunCompletedAt", "latestRunRequestedAt",
-    "latestRunStartedAt", "latestVisibleMessage", "lineage", "modelSelection",
-    "pendingBackgroundTasks", "pendingRuntimeRequest", "providerInstanceId", "settledAt",
-    "settledOverride", "status", "title", "updatedAt"})
-_SHELL_PATCHED = frozenset({"updatedAt", "latestVisibleMessage", "title"})
-_SHELL_KEPT = SHELL_READ - _SHELL_PATCHED
-
-
-def shell_patchable(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
-    """Both rows exist and differ at most in the keys `shell_facts` patches."""
-    if not old or not new:
-        return False  # the facts read the projection's thread instead of an empty row
-    return all(old.get(key) == new.get(key) for key in _SHELL_KEPT)
-
-
-def shell_facts(old: OwnFacts, shell: dict[str, Any], proj: Projection | None) -> OwnFacts:
-    """The facts after a `shell_patchable` update: title, shell update time, preview."""
-    return replaced(old, title=string(shell.get("title")) or old.id,
-                    shell_updated_at=ts(shell.get("updatedAt")),
-                    latest_message=_preview(shell, proj))
-
-
-def changed_fields(old: OwnFacts, new: OwnFacts) -> list[str]:
-    """The names of the facts that differ."""
-    now = new.__dict__
-    return [name for name, value in old.__dict__.items() if now[name] != value]
+def runs_of(sh: dict[str, Any], proj: Projection | None) -> tuple[Any, ...]:
+    """(active run, latest run, activity, status, active run id): the shell row says, else the
+    projection's runs."""
+    run = proj.active_run() if proj else None
+    latest_run = proj.latest_run() if proj else None
+    if sh:
+        activity = string(sh.get("activityRunStatus"))
+        status = string(sh.get("status"))
+        active_run_id = string(sh.get("activeRunId"))
+    else:
+        activity = _activity_of(run)
+        status = string(latest_run.get("status")) if latest_run else ("idle" if proj else None)
+        active_run_id = string(run.get("id")) if run else None
+    if proj and active_run_id and active_run_id in proj.runs:
+        run = proj.runs[active_run_id]
+    return run, latest_run, activity, status, active_run_id
 
 
 def _interrupt_asked(proj: Projection, run_id: str | None) -> tuple[datetime | None, str | None] | None:
@@ -400,26 +293,6 @@ def _interrupt_asked(proj: Projection, run_id: str | None) -> tuple[datetime | N
     if run_id is None or run_id in proj.interrupt_results:
         return None
     return proj.interrupt_requests.get(run_id)
-
-
-def _runaway(proj: Projection, run: dict[str, Any] | None) -> tuple[str, datetime | None, tuple[str, ...]] | None:
-    """The latest run ended `interrupted` while its provider turn or thread still runs."""
-    if run is None or run.get("status") != "interrupted":
-        return None
-    parts = []
-    turn = proj.latest_turn(run)
-    if turn is not None and turn.get("status") in ("running", "pending"):
-        parts.append(f"provider turn {turn.get('id')} {turn.get('status')}")
-    pthread = proj.provider_threads.get(str(run.get("providerThreadId")))
-    if pthread is not None and pthread.get("status") == "active":
-        parts.append(f"provider thread {pthread.get('id')} active")
-    if not parts:
-        return None
-    sid = string(pthread.get("providerSessionId")) if pthread else None
-    session = proj.provider_sessions.get(sid) if sid else None
-    if session is not None and session.get("status") in ("running", "waiting"):
-        parts.append(f"provider session {sid} {session.get('status')}")
-    return str(run.get("id")), ts(run.get("completedAt")), tuple(parts)
 
 
 def _run_sessions(proj: Projection | None, run: dict[str, Any] | None,
@@ -443,6 +316,5 @@ def _activity_of(run: dict[str, Any] | None) -> str | None:
     return status if status in ACTIVE_RUN else None
 
 
-__all__ = ["TERMINAL_RUN", "OwnFacts", "TaskFacts", "changed_fields", "message_facts",
-           "own_facts", "progress_facts", "replaced", "shell_facts", "shell_patchable",
-           "task_facts"]
+__all__ = ["TERMINAL_RUN", "OwnFacts", "TaskFacts", "mentions_of", "own_facts", "preview",
+           "runs_of", "task_facts"]

@@ -11,7 +11,14 @@ from t3tui.model.changes import Change, changes
 from t3tui.model.checkin import CheckIn, CheckInVerdict, checkin_verdict
 from t3tui.model.config import DetectorConfig
 from t3tui.model.derivation import Derivation
-from t3tui.model.facts import message_facts, progress_facts, shell_facts, shell_patchable
+from t3tui.model.factpatch import (
+    message_facts,
+    progress_facts,
+    shell_facts,
+    shell_patchable,
+    subagent_facts,
+    turn_facts,
+)
 from t3tui.model.index import Record, TreeIndex
 from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot
 from t3tui.model.provider_record import NativeRef, ProtocolLog, ProviderRecord
@@ -174,6 +181,10 @@ class Supervisor(Derivation):
             patch = partial(progress_facts, proj=rec.proj)
         elif touched == "message":
             patch = partial(message_facts, shell=rec.shell, proj=rec.proj)
+        elif touched == "subagent":
+            patch = partial(subagent_facts, proj=rec.proj)
+        elif touched == "turn":
+            patch = partial(turn_facts, shell=rec.shell, proj=rec.proj)
         ix.refresh(rec.id, with_children=touched in ("run", "thread"), patch=patch)
 
     def _reindex(self, rec: Record) -> None:

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from benchmarks.scaling import loaded
 from benchmarks.world import WorldSpec, build_world
 from t3tui.model import DetectorConfig, Supervisor
-from t3tui.model.facts import changed_fields, own_facts
+from t3tui.model.factpatch import changed_fields
+from t3tui.model.facts import own_facts
 from t3tui.model.wire import ModelInputError
 from tests.model.replay import feed, frame_time
 from tests.model.test_incremental import CONFIGS, FIXTURES, _frames

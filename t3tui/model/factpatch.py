@@ -1,0 +1,88 @@
+"""Facts updated from one event, field by field, instead of rebuilt (`own_facts`).
+
+Each patch gives exactly what `own_facts` would give after that event (the supervisor applies
+it when the event says what it moved: `projection.apply_event`'s answer, a shell row that
+changed only in the keys `shell_facts` reads); tests/model/test_patched_rows.py compares them
+with a rebuild after every item of every fixture.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from t3tui.model.facts import OwnFacts, mentions_of, preview, runs_of, task_facts
+from t3tui.model.projection import Projection
+from t3tui.model.turnfacts import turn_side
+from t3tui.model.wire import string, ts
+
+
+def replaced(old: OwnFacts, **changes: Any) -> OwnFacts:
+    """`dataclasses.replace` without re-running `__init__` over ~50 fields (a frozen copy)."""
+    new = object.__new__(OwnFacts)
+    new.__dict__.update(old.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+def progress_facts(old: OwnFacts, proj: Projection) -> OwnFacts:
+    """The facts after an event that moved only the projection's progress time (a turn item
+    that is neither a delegate call nor an interrupt, a plan): what `own_facts` would give."""
+    return replaced(old, agent_progress_at=proj.last_progress_at)
+
+
+def subagent_facts(old: OwnFacts, proj: Projection) -> OwnFacts:
+    """The facts after a `subagent.updated` (a task row and its wake history): the tasks."""
+    tasks = task_facts(old.id, proj)
+    return replaced(old, tasks=tasks, task_index={t.task_id: t for t in tasks})
+
+
+def message_facts(old: OwnFacts, shell: dict[str, Any] | None, proj: Projection) -> OwnFacts:
+    """The facts after a `message.updated`: progress, preview, mentions and claims."""
+    return replaced(old, agent_progress_at=proj.last_progress_at,
+                    latest_message=preview(shell or {}, proj), mentions=mentions_of(proj),
+                    claims=tuple(proj.claims.values()))
+
+
+# The keys of a shell row `own_facts` reads. An update that changed none of them but the
+# ones `shell_facts` patches (or only keys the facts never read) leaves every other fact as
+# it was.
+SHELL_READ = frozenset({
+    "activeProviderThreadId", "activeRunId", "activityRunStatus", "archivedAt", "createdAt",
+    "creationSource", "deletedAt", "latestRunCompletedAt", "latestRunRequestedAt",
+    "latestRunStartedAt", "latestVisibleMessage", "lineage", "modelSelection",
+    "pendingBackgroundTasks", "pendingRuntimeRequest", "providerInstanceId", "settledAt",
+    "settledOverride", "status", "title", "updatedAt"})
+_SHELL_PATCHED = frozenset({"updatedAt", "latestVisibleMessage", "title"})
+_SHELL_KEPT = SHELL_READ - _SHELL_PATCHED
+
+
+def shell_patchable(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
+    """Both rows exist and differ at most in the keys `shell_facts` patches."""
+    if not old or not new:
+        return False  # the facts read the projection's thread instead of an empty row
+    return all(old.get(key) == new.get(key) for key in _SHELL_KEPT)
+
+
+def shell_facts(old: OwnFacts, shell: dict[str, Any], proj: Projection | None) -> OwnFacts:
+    """The facts after a `shell_patchable` update: title, shell update time, preview."""
+    return replaced(old, title=string(shell.get("title")) or old.id,
+                    shell_updated_at=ts(shell.get("updatedAt")),
+                    latest_message=preview(shell, proj))
+
+
+def changed_fields(old: OwnFacts, new: OwnFacts) -> list[str]:
+    """The names of the facts that differ."""
+    now = new.__dict__
+    return [name for name, value in old.__dict__.items() if now[name] != value]
+
+
+def turn_facts(old: OwnFacts, shell: dict[str, Any] | None, proj: Projection) -> OwnFacts:
+    """The facts after a `provider-turn.updated` (what `turn_side` reads)."""
+    sh = shell or {}
+    run, latest_run, activity, _, _ = runs_of(sh, proj)
+    return replaced(old, **turn_side(sh or proj.app_thread or {}, proj, run, latest_run,
+                                      activity))
+
+
+__all__ = ["SHELL_READ", "changed_fields", "message_facts", "progress_facts", "replaced",
+           "shell_facts", "shell_patchable", "subagent_facts", "turn_facts"]
