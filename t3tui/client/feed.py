@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -63,7 +64,7 @@ class Feed:
         self,
         conn: Connection,
         sink: Sink,
-        wanted: Callable[[], set[str]],
+        wanted: Callable[[], AbstractSet[str]],
         on_batch: Callable[[StreamUpdate], None],
     ) -> None:
         self._conn = conn
@@ -74,15 +75,16 @@ class Feed:
         self._synced: set[str | None] = set()
         self._refused: set[str] = set()
         self._dirty = asyncio.Event()
-        self._reconciled: set[str] | None = None  # what the reconciler last worked towards
+        self._reconciled: AbstractSet[str] | None = None  # what the reconciler last worked towards
         self._task: asyncio.Task[None] | None = None
 
     @property
     def subscribed(self) -> frozenset[str]:
         return frozenset(self._handles)
 
-    def wanted(self) -> set[str]:
-        return self._session_wants() - self._refused
+    def wanted(self) -> AbstractSet[str]:
+        wants = self._session_wants()
+        return wants - self._refused if self._refused else wants
 
     def complete(self) -> bool:
         """The shell and every wanted thread stream reached `synchronized` on this socket.

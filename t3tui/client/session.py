@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar
 
 from t3tui.client.backoff import Backoff
@@ -320,8 +321,12 @@ class Session:
                 return
             await asyncio.sleep(min(1.0, self._sync_timeout - idle))
 
-    def _wanted(self) -> set[str]:
-        return set(self.sink.threads_of_interest()) | self._opened
+    def _wanted(self) -> AbstractSet[str]:
+        # asked twice per batch: no copy of the model's (frozen) answer unless one is needed
+        interest = self.sink.threads_of_interest()
+        if self._opened or not isinstance(interest, AbstractSet):
+            return set(interest) | self._opened
+        return interest
 
     def _on_batch(self, update: StreamUpdate) -> None:
         if update.items:

@@ -229,7 +229,7 @@ class Supervisor(Derivation):
         rec = self._ix.records.get(thread_id)
         return bool(rec and rec.synced)
 
-    def threads_of_interest(self) -> set[str]:
+    def threads_of_interest(self) -> frozenset[str]:
         """Threads to subscribe: every visible parent and every visible child.
 
         The client asks after every batch: the answer is kept, and recomputed only when parent
@@ -241,7 +241,7 @@ class Supervisor(Derivation):
         changed, ix.refacted = ix.refacted, set()
         if self.incremental and kept is not None and kept[0] == ix.shape and all(
                 self._shown(t) == shown for t in changed if (shown := kept[1].get(t)) is not None):
-            return set(kept[2])
+            return kept[2]  # frozen: the caller cannot change the kept answer
         out = set()
         looked: dict[str, bool] = {}
 
@@ -260,8 +260,8 @@ class Supervisor(Derivation):
         for parent in set(ix.task_parent.values()):
             if shown(parent):
                 out.add(parent)
-        self._interest = (ix.shape, looked, frozenset(out))
-        return out
+        self._interest = (ix.shape, looked, frozen := frozenset(out))
+        return frozen
 
     def _shown(self, thread_id: str) -> bool:
         own = self._ix.own(thread_id)
