@@ -120,7 +120,7 @@ class SupervisorApp(RenderMixin, TriageMixin, ActionsMixin, TreeActionsMixin, Ap
         # status bar
         self.autopilot = autopilot
         self.autopilot_done: set[str] = set()
-        self.demo_note = ""
+        self.demo_note = self.demo_short = ""
         if self.config.theme in self.available_themes:
             self.theme = self.config.theme
         else:

@@ -25,10 +25,30 @@ class Step:
     kind: str          # "settle" | "checkin"
     thread_id: str
     note: str          # the status bar's line
+    short: str = ""    # the same in fewer words, for a narrow terminal
 
 
-def _quoted(row: ThreadRow) -> str:
-    return f"“{row.title or display_id(row.id)}”"
+def _name(row: ThreadRow) -> str:
+    return row.title or display_id(row.id)
+
+
+def _quoted(name: str, width: int | None = None) -> str:
+    if width is not None and len(name) > width:
+        name = name[:width - 1] + "…"
+    return f"“{name}”"
+
+
+def settle_notes(parent: str) -> tuple[str, str]:
+    """(the status line's note, its short form for a narrow terminal) of the settle step."""
+    return (f"demo: settling {_quoted(parent)} by itself (seed 004: its child shares its "
+            "provider session)…", f"demo: settling {_quoted(parent, 24)} (seed 004)…")
+
+
+def checkin_notes(parent: str, child: str) -> tuple[str, str]:
+    """(note, short form) of the check-in step; the short one fits an 80-column line."""
+    return (f"demo: settled {_quoted(parent)} and checked in on {_quoted(child)} by itself: "
+            "the reply is lost, watch the child turn stuck (seed 004)",
+            f"demo: checked in on {_quoted(child, 17)}: it turns stuck (seed 004)")
 
 
 def find_pair(view: SupervisorView) -> tuple[ThreadRow, ThreadRow] | None:
@@ -51,11 +71,7 @@ def next_step(view: SupervisorView, done: frozenset[str]) -> Step | None:
                  and parent.pending_request is None and child.state == "done")
         if not ready:
             return None
-        return Step("settle", parent.id,
-                    f"demo: settling {_quoted(parent)} by itself (seed 004: its child shares "
-                    "its provider session)…")
+        return Step("settle", parent.id, *settle_notes(_name(parent)))
     if parent.settled and child.active_run_id is None:
-        return Step("checkin", child.id,
-                    f"demo: settled {_quoted(parent)} and checked in on {_quoted(child)} by "
-                    "itself: the reply is lost, watch the child turn stuck (seed 004)")
+        return Step("checkin", child.id, *checkin_notes(_name(parent), _name(child)))
     return None

@@ -224,7 +224,7 @@ class RenderMixin(_Base):
         screen.query_one(StatusBar).show(self.source.label, self.conn,
                                        self.source.supervisor.cursor_shell, shown,
                                        len(view.rows), self.row_filter.describe(),
-                                       note=self.demo_note)
+                                       note=self.demo_note, short_note=self.demo_short)
         if envs:
             text, failed = env_banner(envs, self.key_for("quit"))
             screen.query_one(Banner).show_text(text, failed=failed)
@@ -246,7 +246,7 @@ class RenderMixin(_Base):
         if step is None:
             return
         self.autopilot_done.add(step.kind)
-        self.demo_note = step.note
+        self.demo_note, self.demo_short = step.note, step.short
         if step.kind == "settle":
             self.settle_now(step.thread_id)
         else:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from rich.cells import cell_len
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
@@ -86,25 +88,33 @@ class StatusBar(StyledStatic):
     """Server, connection state, last sequence, rows shown and the filter in force."""
 
     def show(self, label: str, state: ConnectionState, sequence: int | None, shown: int,
-             total: int, filter_text: str, *, note: str = "") -> None:
+             total: int, filter_text: str, *, note: str = "", short_note: str = "") -> None:
+        """One line. When it does not fit (an 80-column terminal), the note (the demo's own
+        story) comes right after the connection state in its short form, the sequence
+        number goes, and the server's label is what the line's end cuts."""
         styles = self.row_styles()
-        text = Text(no_wrap=True, overflow="ellipsis")
         dot_style = styles.states.get("running") if isinstance(state, Live) else (
             styles.states.get("stuck") if isinstance(state, Failed) else
             styles.states.get("needs-input"))
-        text.append("● " if isinstance(state, Live) else "○ ", style=dot_style)
-        text.append(connection_word(state), style=dot_style)
-        text.append(" · ")
-        text.append(label)
-        text.append(f" · seq {sequence if sequence is not None else '—'}", style=styles.dim)
-        text.append(f" · {shown}/{total} threads" if shown != total else f" · {total} threads",
-                    style=styles.dim)
-        if filter_text:
-            text.append(" · filter: ", style=styles.dim)
-            text.append(filter_text)
+        Segs = list[tuple[str, Style | None]]
+        head: Segs = [("● " if isinstance(state, Live) else "○ ", dot_style),
+                      (connection_word(state), dot_style)]
+        where: Segs = [(" · ", None), (label, None)]
+        count: Segs = [(f" · {shown}/{total} threads" if shown != total
+                        else f" · {total} threads", styles.dim)]
+        flt: Segs = [(" · filter: ", styles.dim), (filter_text, None)] if filter_text else []
+        seq = f" · seq {sequence if sequence is not None else '—'}"
+        segs = [*head, *where, (seq, styles.dim), *count, *flt]
         if note:
-            text.append(" · ", style=styles.dim)
-            text.append(note, style=styles.finding)
+            segs += [(" · ", styles.dim), (note, styles.finding)]
+        width = self.content_size.width
+        if width and cell_len("".join(t for t, _ in segs)) > width:
+            story: Segs = [(" · ", styles.dim), (short_note or note, styles.finding)] \
+                if note or short_note else []
+            segs = [*head, *story, *count, *flt, *where]
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for part, style in segs:
+            text.append(part, style=style)
         self.set_class(not isinstance(state, Live), "-not-live")
         self.set_text(text)
 

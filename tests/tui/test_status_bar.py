@@ -1,0 +1,41 @@
+"""The status line at 80 columns: the demo's story is told whole, in its short form, before
+the server's label (which the line's end cuts); at full width the line reads as before."""
+
+from __future__ import annotations
+
+from t3tui.tui.autopilot import checkin_notes, settle_notes
+from t3tui.tui.screenshots import settled, showcase_app
+from t3tui.tui.widgets.panes import StatusBar
+
+# the demo's own titles (scenarios/demo.json, tests/tui/test_demo_story.py)
+NOTE, SHORT = checkin_notes("Settled by the demo (seed 004)", "Checked in after the settle")
+
+
+async def shown(size: tuple[int, int]) -> str:
+    app = showcase_app()
+    async with app.run_test(size=size) as pilot:
+        await settled(pilot)
+        app.demo_note, app.demo_short = NOTE, SHORT
+        app.refresh_view()
+        await pilot.pause()
+        status = app.query_one(StatusBar)
+        return str(status.render())
+
+
+async def test_a_narrow_status_line_tells_the_demo_note_whole() -> None:
+    text = await shown((80, 24))  # 78 columns inside the bar's padding
+    # the story first, whole, then the count; the label is what the line's end cuts
+    assert text.startswith("● live · " + SHORT + " · 18 threads · ")
+    assert len("● live · " + SHORT) < 78 and "seq" not in text
+
+
+async def test_a_wide_status_line_keeps_its_order_and_the_long_note() -> None:
+    text = await shown((260, 40))
+    assert "seq " in text and text.endswith(" · " + NOTE)
+
+
+def test_the_short_notes_fit_an_80_column_status_line() -> None:
+    long_title = "A parent whose title goes on and on for longer than any line"
+    for note, short in (settle_notes(long_title), checkin_notes(long_title, long_title),
+                        (NOTE, SHORT)):
+        assert len("● live · " + short) < 78 < len(note)  # room for the cut's "…"
