@@ -109,6 +109,7 @@ class SupervisorApp(RenderMixin, TriageMixin, ActionsMixin, TreeActionsMixin, Ap
         self._title = ""
         self._startup_warning = ""
         self._throttle = Throttle(FULL_GAP)
+        self._row_index: dict[str, int] | None = None  # places in the view (render.py)
         self._full_wanted = False
         self._tick_due = False
         self._frame_timer: Timer | None = None

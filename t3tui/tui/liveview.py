@@ -34,9 +34,11 @@ def _shape(row: ThreadRow) -> tuple[object, ...]:
 
 
 def patch_view(view: SupervisorView, fresh: Mapping[str, ThreadRow | None],
-               now: datetime) -> Patch:
-    """Swap `fresh` rows (None: not shown) into `view`; O(changed) except one pass to keep
-    the rows in order. `synchronized` holds only while no patched row is stale."""
+               now: datetime, index: Mapping[str, int] | None = None) -> Patch:
+    """Swap `fresh` rows (None: not shown) into `view`. `index`: thread id -> its place in
+    `view.rows` (`row_index`; a patch keeps every place), so the rows are swapped in place
+    in a copy of the list, not looked up one by one (O(threads) in Python per frame).
+    `synchronized` holds only while no patched row is stale."""
     changed: list[ThreadRow] = []
     reshaped = False
     for thread_id, row in fresh.items():
@@ -61,12 +63,24 @@ def patch_view(view: SupervisorView, fresh: Mapping[str, ThreadRow | None],
         counts[old.state] = counts.get(old.state, 0) - 1
         counts[row.state] = counts.get(row.state, 0) + 1
         refind = refind or old.findings != row.findings
-    rows = tuple(by_id[r.id] for r in view.rows)
+    if index is None:
+        rows = tuple(by_id[r.id] for r in view.rows)
+    else:
+        listed = list(view.rows)
+        for row in changed:
+            listed[index[row.id]] = row
+        rows = tuple(listed)
     findings = tuple(rank_findings([f for r in rows for f in r.findings])) if refind \
         else view.findings
     patched = SupervisorView(now=now, rows=rows, findings=findings, counts=counts,
                              synchronized=synchronized, by_id=by_id)
     return Patch(patched, tuple(changed), reshaped)
+
+
+def row_index(view: SupervisorView) -> dict[str, int]:
+    """Thread id -> its place in `view.rows`: valid for every patch of `view` (`patch_view`
+    never moves a row), until the next full view."""
+    return {r.id: i for i, r in enumerate(view.rows)}
 
 
 def changes_among(prev: SupervisorView, cur: SupervisorView,

@@ -34,7 +34,7 @@ from t3tui.tui.env_render import (
 from t3tui.tui.filters import visible_ids
 from t3tui.tui.keys import ACTIONS
 from t3tui.tui.labels import counts_text
-from t3tui.tui.liveview import changes_among, patch_view
+from t3tui.tui.liveview import changes_among, patch_view, row_index
 from t3tui.tui.notify import grouped, notices
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.terminal import set_terminal_title
@@ -136,6 +136,7 @@ class RenderMixin(_Base):
         supervisor = self.source.supervisor
         view = supervisor.view(now)
         supervisor.take_dirty()  # the full view covers them
+        self._row_index = None  # the rows may have new places
         self._show(view, now, None)
         self._throttle.record(started, time.monotonic())
 
@@ -165,7 +166,9 @@ class RenderMixin(_Base):
         for thread_id in extra:
             if thread_id not in fresh:
                 fresh[thread_id] = supervisor.row(thread_id, now)  # kept: no re-derivation
-        patch = patch_view(base, fresh, now)
+        if self._row_index is None:
+            self._row_index = row_index(base)  # once per full view: patches keep places
+        patch = patch_view(base, fresh, now, self._row_index)
         if patch.reshaped or not patch.view.synchronized:
             self._want_full()
         flt = self.row_filter

@@ -8,7 +8,7 @@ import pytest
 
 from t3tui.model import SupervisorView, changes
 from t3tui.tui.frames import FrameSource, load_frames
-from t3tui.tui.liveview import Throttle, changes_among, patch_view
+from t3tui.tui.liveview import Throttle, changes_among, patch_view, row_index
 from t3tui.tui.screenshots import NOW, REVIEW, STUCK_CHILD
 
 
@@ -22,6 +22,21 @@ def view() -> SupervisorView:
 def test_an_unchanged_row_keeps_the_view(view: SupervisorView) -> None:
     patch = patch_view(view, {REVIEW: view.row(REVIEW)}, NOW)
     assert patch.view is view and patch.changed == () and not patch.reshaped
+
+
+def test_an_index_of_the_full_view_serves_every_later_patch(view: SupervisorView) -> None:
+    index = row_index(view)
+    stuck, review = view.row(STUCK_CHILD), view.row(REVIEW)
+    assert stuck is not None and review is not None
+    first = {STUCK_CHILD: replace(stuck, title="renamed once")}
+    second = {REVIEW: replace(review, title="renamed too"),
+              STUCK_CHILD: replace(stuck, title="renamed twice")}
+    by_index = patch_view(patch_view(view, first, NOW, index).view, second, NOW, index)
+    by_lookup = patch_view(patch_view(view, first, NOW).view, second, NOW)
+    assert by_index.view.rows == by_lookup.view.rows
+    assert {r.id: r.title for r in by_index.view.rows if r.id in second} == {
+        REVIEW: "renamed too", STUCK_CHILD: "renamed twice"}
+    assert [r.id for r in by_index.view.rows] == [r.id for r in view.rows]
 
 
 def test_a_changed_row_is_swapped_in_with_counts_and_findings(view: SupervisorView) -> None:
