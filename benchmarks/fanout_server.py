@@ -3,8 +3,9 @@
 `python -m benchmarks.fanout_server backend --threads T`: the reference backend (store,
 engine, transport) on 127.0.0.1:0 with T threads; the token comes from `T3TUI_BENCH_TOKEN`.
 On a stdin line `go E` it writes E `turn-item.updated` events round-robin over the threads,
-one engine batch (one SQLite transaction, listeners, subscriptions) per event, yielding to
-the event loop between events as live provider progress does; then prints
+one engine batch (listeners, subscriptions, one append to the store, committed in a group
+with the appends made while the previous commit ran) per event, yielding to the event loop
+between events as live provider progress does; then, once every event is committed, prints
 `{"produce_s": ...}`.
 
 `python -m benchmarks.fanout_server bare FRAMES.json`: a bare websockets server. Each
@@ -95,6 +96,8 @@ async def run_backend(threads: int) -> None:
                     with engine.core.batch() as batch:
                         batch.add(tid, "turn-item.updated", item, run_id=f"run-{tid}")
                     await asyncio.sleep(0)
+                # produced means committed: the store commits in groups, behind the engine
+                await engine.core.written(engine.store.ticket)
                 return time.perf_counter() - start
 
             print(f"LISTENING {backend.url}", flush=True)

@@ -16,7 +16,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
@@ -91,6 +91,15 @@ def lone_surrogate_at(value: Any, path: str) -> str | None:
     return None
 
 
+class WriteGate(Protocol):
+    """When a frame may be written: `mark()` when it is made, `passed(mark)` once it may go
+    (the reference engine: once everything it appended before is committed)."""
+
+    def mark(self) -> int: ...
+    def passed(self, mark: int) -> bool: ...
+    async def written(self, mark: int) -> None: ...
+
+
 class RpcFailure(Exception):
     """A method's declared (typed) error: sent as a `Fail` cause."""
 
@@ -127,10 +136,13 @@ class RpcConnection:
     """Serves the RPC methods on one accepted websocket until it closes."""
 
     def __init__(self, ws: ServerConnection, methods: Mapping[str, Method], *,
-                 max_messages: int | None = None, max_bytes: int | None = None) -> None:
+                 max_messages: int | None = None, max_bytes: int | None = None,
+                 gate: WriteGate | None = None) -> None:
         self._ws = ws
         self._methods = methods
-        self._outbox: asyncio.Queue[str] = asyncio.Queue()
+        self._gate = gate
+        self._outbox: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+        self._busy = False  # the writer task holds a message it has not written yet
         self._queued_bytes = 0
         self._max_messages = max_messages or OUTBOX_MAX_MESSAGES
         self._max_bytes = max_bytes or OUTBOX_MAX_BYTES
@@ -173,22 +185,24 @@ class RpcConnection:
     def send(self, message: Any) -> None:
         """Write one server message (or its already encoded text), or queue it for the wire.
 
-        With nothing queued and the socket keeping up, the frame is written now (one
-        `transport.write`, as `websockets.broadcast` does), in order: everything produced
+        With nothing queued, the gate open and the socket keeping up, the frame is written now
+        (one `transport.write`, as `websockets.broadcast` does), in order: everything produced
         earlier is already written. Otherwise it waits in the outbox for the writer task.
         """
         if self._closing is not None:
             return
         text = message if isinstance(message, str) else encode_message(message)
-        ws = self._ws
-        if self._outbox.empty() and ws.protocol.state is State.OPEN \
+        gate, ws = self._gate, self._ws
+        mark = 0 if gate is None else gate.mark()
+        if self._outbox.empty() and not self._busy and (gate is None or gate.passed(mark)) \
+                and ws.protocol.state is State.OPEN \
                 and ws.transport.get_write_buffer_size() < WRITE_NOW_MAX_BYTES:
             # Echoed client text or a stored event from before text was checked may hold
             # a lone surrogate: utf8_frame escapes it instead of failing the socket.
             broadcast((ws,), utf8_frame(text), text=True)
             return
         self._queued_bytes += len(text)
-        self._outbox.put_nowait(text)
+        self._outbox.put_nowait((text, mark))
         if self._outbox.qsize() >= self._max_messages or self._queued_bytes >= self._max_bytes:
             self._room.clear()
 
@@ -207,15 +221,25 @@ class RpcConnection:
 
     async def _write_loop(self) -> None:
         while True:
-            text = await self._outbox.get()
+            text, mark = await self._outbox.get()
+            self._busy = True
             self._queued_bytes -= len(text)
             if self._outbox.qsize() < self._max_messages and self._queued_bytes < self._max_bytes:
                 self._room.set()
             try:
+                if self._gate is not None and not self._gate.passed(mark):
+                    await self._gate.written(mark)
                 await self._ws.send(utf8_frame(text), text=True)
             except ConnectionClosed:
                 self._room.set()  # nothing drains the outbox any more: do not wait on it
                 return
+            except Exception as error:  # the gate can never open (the event store failed)
+                log.error("closing a connection: %s: %s", type(error).__name__, error)
+                self._room.set()
+                await self._ws.close(1011, "the server cannot store events")
+                return
+            finally:
+                self._busy = False
 
     def _on_frame(self, frame: str | bytes) -> None:
         if isinstance(frame, bytes):

@@ -140,7 +140,7 @@ class BackendServer:
         self._server = None
 
     async def _handle(self, ws: ServerConnection) -> None:
-        await RpcConnection(ws, self._methods).serve()
+        await RpcConnection(ws, self._methods, gate=self.engine.core).serve()
 
     def _method_table(self) -> dict[str, Method]:
         engine = self.engine

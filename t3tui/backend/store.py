@@ -1,4 +1,9 @@
-"""SQLite (WAL) event store: one global sequence, one transaction per append, command receipts."""
+"""SQLite (WAL) event store: one global sequence, command receipts, group commit.
+
+An append takes its sequences at once and is committed by the store's writer thread together
+with every append made while the previous commit ran (`storewriter.GroupWriter`). Reads see
+every append, committed or not; what may be shown to a client is gated on `written` (see
+`storewriter`)."""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from t3tui.backend.storewriter import GroupWriter, PendingReceipt, Row
 from t3tui.protocol import DomainEvent, ProtocolError, decode_event
 from t3tui.protocol.base import dumps
 
@@ -128,6 +134,7 @@ class EventStore:
         row = self._db.execute("SELECT COALESCE(MAX(sequence), 0) FROM events").fetchone()
         self._head = int(row[0])
         self.skipped: set[int] = set()  # sequences of stored events reported as unusable
+        self.writer = GroupWriter(self.path, self._head)
 
     @classmethod
     def open(cls, data_dir: Path | str) -> EventStore:
@@ -138,39 +145,40 @@ class EventStore:
         """The last global sequence (0 when empty)."""
         return self._head
 
+    @property
+    def ticket(self) -> int:
+        """The ticket of the last append (see `storewriter`)."""
+        return self.writer.ticket
+
+    @property
+    def written(self) -> int:
+        """The last append's ticket that is committed (every earlier one is too)."""
+        return self.writer.written
+
     def append(
         self,
         command_id: str | None,
         events: Sequence[dict[str, Any]],
         result: dict[str, Any] | None = None,
     ) -> list[StoredEvent]:
-        """Store `events` (wire dicts) and the command's receipt in one transaction."""
-        rows = []
+        """Store `events` (wire dicts) and the command's receipt, committed together (with
+        whatever else the writer's next group holds). Raises `StoreError` when the command
+        already has a receipt or the store can no longer write."""
+        if self.writer.failed is not None:
+            raise StoreError(self.writer.failed)
+        if command_id is not None and self.receipt(command_id) is not None:
+            raise StoreError(f"cannot append to event store: command {command_id} is stored")
+        rows: list[Row] = []
         texts = []
         seq = self._head
         for raw in events:
             seq += 1
             stored_text, wire_text = encode_event(raw)
-            rows.append((seq, command_id, raw["threadId"], stored_text))
+            rows.append((seq, command_id, raw["threadId"], stored_text, raw))
             texts.append(wire_text)
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.executemany(
-                    "INSERT INTO events (sequence, command_id, thread_id, event) VALUES (?,?,?,?)",
-                    rows,
-                )
-                if command_id is not None:
-                    self._db.execute(
-                        "INSERT INTO receipts (command_id, sequence, result) VALUES (?,?,?)",
-                        (command_id, seq, None if result is None else json.dumps(result)),
-                    )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            raise StoreError(f"cannot append to event store: {exc}") from exc
+        receipt = None if command_id is None else PendingReceipt(
+            command_id, seq, result, None if result is None else json.dumps(result))
+        self.writer.submit(rows, receipt)
         self._head = seq
         return [
             StoredEvent(row[0], command_id, raw, text)
@@ -178,6 +186,9 @@ class EventStore:
         ]
 
     def receipt(self, command_id: str) -> Receipt | None:
+        pending = self.writer.pending_receipt(command_id)
+        if pending is not None:
+            return Receipt(command_id, pending.sequence, pending.result)
         row = self._db.execute(
             "SELECT sequence, result FROM receipts WHERE command_id = ?", (command_id,)
         ).fetchone()
@@ -211,8 +222,10 @@ class EventStore:
         self, sequence: int, limit: int | None = None, thread_id: str | None = None
     ) -> Iterator[tuple[int, str | None, dict[str, Any]]]:
         """Like `events_after` but yields undecoded wire dicts (for fast replay)."""
-        sql = "SELECT sequence, command_id, event FROM events WHERE sequence > ?"
-        args: list[Any] = [sequence]
+        durable, pending = self.writer.pending()
+        left = limit
+        sql = "SELECT sequence, command_id, event FROM events WHERE sequence > ? AND sequence <= ?"
+        args: list[Any] = [sequence, durable]
         if thread_id is not None:
             sql += " AND thread_id = ?"
             args.append(thread_id)
@@ -227,7 +240,18 @@ class EventStore:
                     raise ValueError(f"a JSON {type(raw).__name__}, not an event object")
             except (ValueError, TypeError) as exc:
                 raise StoreError(corrupt_row_message(self.path, int(seq), exc)) from None
+            if left is not None:
+                left -= 1
             yield int(seq), command_id, raw
+        for seq, command_id, row_thread, _, raw in pending:
+            if left is not None and left <= 0:
+                return
+            if seq > sequence and (thread_id is None or row_thread == thread_id):
+                if left is not None:
+                    left -= 1
+                yield seq, command_id, raw
 
     def close(self) -> None:
+        """Commit every append, then close."""
+        self.writer.close()
         self._db.close()

@@ -17,7 +17,7 @@ from typing import Any
 
 from t3tui.backend.engine.ids import new_id
 from t3tui.backend.engine.projection import ThreadState, Undo
-from t3tui.backend.store import EventStore, StoredEvent
+from t3tui.backend.store import EventStore, StoredEvent, StoreError
 from t3tui.protocol import format_ts
 
 log = logging.getLogger(__name__)
@@ -90,6 +90,8 @@ class Core:
         self._open: Batch | None = None
         self._pulse = asyncio.Event()
         self.on_committed: Callable[[list[dict[str, Any]]], None] | None = None
+        # frames waiting for the store's writer: (ticket, future), see `written`
+        self._waiters: list[tuple[int, asyncio.Future[None]]] = []
 
     def now(self) -> str:
         return format_ts(self.clock())
@@ -160,6 +162,44 @@ class Core:
         if stored:
             pulse, self._pulse = self._pulse, asyncio.Event()
             pulse.set()
+
+    # The wire's gate (`RpcConnection`): a frame made now is written once every append made so
+    # far is committed, so that no client sees an event, or state or an answer derived from
+    # one, before it is stored (the store commits in groups, on its writer thread).
+
+    def mark(self) -> int:
+        return self.store.ticket
+
+    def passed(self, mark: int) -> bool:
+        return self.store.written >= mark
+
+    async def written(self, mark: int) -> None:
+        """Wait until every append up to ticket `mark` is committed (`StoreError` if the store
+        can no longer write)."""
+        writer = self.store.writer
+        if writer.on_written is None:
+            loop = asyncio.get_running_loop()
+            writer.on_written = lambda ticket: loop.call_soon_threadsafe(self._written, ticket)
+        if self.store.written >= mark:
+            return
+        if writer.failed is not None:
+            raise StoreError(writer.failed)
+        future = asyncio.get_running_loop().create_future()
+        self._waiters.append((mark, future))
+        await future
+
+    def _written(self, ticket: int | None) -> None:
+        waiting = []
+        for mark, future in self._waiters:
+            if future.done():
+                continue
+            if ticket is None:
+                future.set_exception(StoreError(self.store.writer.failed or "store failed"))
+            elif mark <= ticket:
+                future.set_result(None)
+            else:
+                waiting.append((mark, future))
+        self._waiters = waiting
 
     def listen(self, callback: Callable[[StoredEvent], None]) -> Callable[[], None]:
         self._listeners.append(callback)

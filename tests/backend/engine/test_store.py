@@ -87,3 +87,37 @@ def test_a_failed_batch_takes_back_every_event_it_applied(tmp_path: Path) -> Non
     assert core.threads["t1"].get("providerSessions", "ps-1") is session
     assert "t2" not in core.threads
     assert core.head == head and [s.sequence for s in core.store.events_after(0)] == [1, 2, 3]
+
+
+def test_appends_are_read_back_before_and_after_their_group_is_committed(tmp_path: Path) -> None:
+    store = EventStore.open(tmp_path)
+    # hold SQLite's write lock: the writer cannot commit until it is released
+    other = sqlite3.connect(tmp_path / "events.sqlite3", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    store.append("c-1", [event("t1", 1), event("t2", 2)], result={"threadId": "t1"})
+    store.append(None, [event("t1", 3)])
+    assert store.head == 3 and store.ticket == 2 and store.written == 0
+    assert [s.sequence for s in store.events_after(1)] == [2, 3]
+    assert [s.sequence for s in store.events_after(0, thread_id="t1")] == [1, 3]
+    assert [s.sequence for s in store.events_after(0, limit=2)] == [1, 2]
+    assert store.receipt("c-1").sequence == 2
+    with pytest.raises(StoreError):
+        store.append("c-1", [event("t1", 4)])  # a command is stored once, committed or not
+    other.execute("COMMIT")
+    store.close()  # commits what was appended
+    reopened = EventStore.open(tmp_path)
+    assert [s.sequence for s in reopened.events_after(0)] == [1, 2, 3]
+    assert reopened.receipt("c-1").result == {"threadId": "t1"}
+
+
+def test_a_store_that_cannot_commit_refuses_every_later_append(tmp_path: Path) -> None:
+    store = EventStore.open(tmp_path)
+    # another writer took sequence 1 behind the store's back: its commit must fail
+    other = sqlite3.connect(tmp_path / "events.sqlite3")
+    other.execute("INSERT INTO events VALUES (1, NULL, 't9', '{}')")
+    other.commit()
+    store.append(None, [event("t1", 1)])
+    store.writer.close()  # the writer thread has stopped after its failed commit
+    assert store.written == 0 and "UNIQUE" in (store.writer.failed or "")
+    with pytest.raises(StoreError):
+        store.append(None, [event("t1", 2)])
