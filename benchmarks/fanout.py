@@ -4,8 +4,11 @@ The reference backend (`benchmarks.fanout_server backend`, a child process) writ
 live events while 1, 10 or 50 clients subscribe to the shell and to every thread. Measured
 from the `go` to the moment every client has received every event: events/s delivered (all
 clients together). Against it, side by side: a bare websockets server broadcasting the same
-bytes (recorded from the backend) to the same clients. The backend's own production rate (the
-same events, no client) is shown too, since it bounds the one-client case.
+bytes to the same clients: the frames client 0 received in the backend's latest run with as
+many clients (the store commits in groups, so how many events a Chunk carries changes from
+run to run: each bare run replays a backend run's own bytes). The backend's own production
+rate (the same events, no client, until all are committed) is shown too, since it bounds the
+one-client case.
 
 The clients are cheap on purpose (they count events in the frame text and Ack each Chunk), so
 what is measured is the server.
@@ -111,6 +114,18 @@ async def one_run(target: Target, clients: int, threads: Sequence[str], events: 
     return {"deliver_s": deliver_s, "produce_s": produced["produce_s"]}, fans
 
 
+def burst_of(frames: list[str]) -> list[str]:
+    """The frames from the first one carrying an event on (what `go` caused)."""
+    start = next((i for i, f in enumerate(frames) if EVENT in f), len(frames))
+    return frames[start:]
+
+
+async def load_burst(bare: ChildServer, path: Path, burst: list[str]) -> None:
+    path.write_text(json.dumps(burst))
+    await bare.send(f"load {path}")
+    await bare.result(RUN_TIMEOUT)
+
+
 async def produce_only(server: ChildServer, events: int) -> float:
     await server.send(f"go {events}")
     return float((await server.result(RUN_TIMEOUT))["produce_s"])
@@ -124,11 +139,16 @@ async def measure(client_counts: Sequence[int], threads: int, events: int,
                           env={TOKEN_ENV: token})
     await backend.start()
     samples: dict[tuple[int, str], list[float]] = {}
+    frame_counts: dict[int, list[int]] = {}
     produced: list[float] = []
     try:
         _, fans = await one_run(Target(backend, token), 1, tids, events, record=True)
         frames = fans[0].frames or []
         split = next(i for i, f in enumerate(frames) if EVENT in f)
+        # the burst the bare server sends for k clients: the frames client 0 received in the
+        # backend's latest run with k clients (how many events a Chunk carries depends on
+        # the run's timing: the same bytes means that run's bytes)
+        bursts = dict.fromkeys(client_counts, frames[split:])
         with tempfile.TemporaryDirectory(prefix="t3tui-bench-") as temp:
             path = Path(temp) / "frames.json"
             path.write_text(json.dumps({"catch_up": frames[:split], "burst": frames[split:],
@@ -141,27 +161,39 @@ async def measure(client_counts: Sequence[int], threads: int, events: int,
                     for k in client_counts:
                         order = list(targets) if rep % 2 == 0 else list(reversed(targets))
                         for name in order:
+                            if name == "bare":
+                                await load_burst(bare, Path(temp) / "burst.json", bursts[k])
                             quiet_gc()
-                            result, _ = await one_run(targets[name], k, tids, events)
+                            result, fans = await one_run(targets[name], k, tids, events,
+                                                         record=name == "backend")
                             samples.setdefault((k, name), []).append(
                                 k * events / result["deliver_s"])
+                            if name == "backend":
+                                bursts[k] = burst_of(fans[0].frames or [])
+                                frame_counts.setdefault(k, []).append(len(bursts[k]))
     finally:
         await backend.stop()
     report = Report(
         "fanout", f"reference backend vs bare broadcast of the same bytes ({events} events "
         f"over {threads} threads, median of {repeats} interleaved runs)",
-        ["clients", "backend ev/s", "bare ev/s", "backend/bare", "backend ev/s/client"])
+        ["clients", "backend ev/s", "bare ev/s", "backend/bare", "backend ev/s/client",
+         "frames/event"])
     rate = median([events / s for s in produced])
     report.add(**{"clients": "0 (produce only)", "backend ev/s": rate, "bare ev/s": float("nan"),
-                  "backend/bare": float("nan"), "backend ev/s/client": float("nan")})
+                  "backend/bare": float("nan"), "backend ev/s/client": float("nan"),
+                  "frames/event": float("nan")})
     for k in client_counts:
         b, f = median(samples[(k, "backend")]), median(samples[(k, "bare")])
         report.add(**{"clients": k, "backend ev/s": b, "bare ev/s": f,
-                      "backend/bare": ratio(b, f), "backend ev/s/client": b / k})
+                      "backend/bare": ratio(b, f), "backend ev/s/client": b / k,
+                      "frames/event": median([float(n) for n in frame_counts[k]]) / events})
     report.notes += [
         "ev/s: events delivered per second summed over clients, from `go` until every client "
         "has every event; each client subscribes to the shell and to every thread",
-        "0 (produce only): the engine writing the same events with nobody subscribed",
+        "0 (produce only): the engine writing the same events with nobody subscribed, until "
+        "every one is committed",
+        "bare: broadcasts the frames client 0 received in the backend's latest run with as "
+        "many clients (frames/event: per client, the burst's frames over its events)",
     ]
     return report
 

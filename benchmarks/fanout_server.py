@@ -11,7 +11,8 @@ between events as live provider progress does; then, once every event is committ
 `python -m benchmarks.fanout_server bare FRAMES.json`: a bare websockets server. Each
 connection gets the recorded catch-up frames once it has sent its requests; on `go` every
 recorded burst frame is sent to every connection with `websockets.broadcast` (no ack latch,
-no encoding: the floor of fan-out); then prints `{"produce_s": ...}`.
+no encoding: the floor of fan-out); then prints `{"produce_s": ...}`. `load BURST.json`
+replaces the burst frames (with those the backend sent in its latest run, see fanout.py).
 
 Both print `LISTENING <url>` first and stop when stdin closes.
 """
@@ -42,8 +43,10 @@ def thread_ids(count: int) -> list[str]:
     return [f"thread-fan-{i:02d}" for i in range(count)]
 
 
-async def serve_commands(on_go: Callable[[int], Awaitable[float]]) -> None:
+async def serve_commands(on_go: Callable[[int], Awaitable[float]],
+                         on_load: Callable[[str], None] | None = None) -> None:
     """Read `go E` lines from stdin until it closes; answer each with the production time.
+    `load PATH` hands PATH to `on_load` and answers `{"loaded": true}`.
 
     `profile PATH` profiles the server (pyinstrument) until the next `report`, which writes
     the profile to PATH as text.
@@ -57,6 +60,9 @@ async def serve_commands(on_go: Callable[[int], Awaitable[float]]) -> None:
         if line[0] == "go":
             produce_s = await on_go(int(line[1]))
             print(dumps({"produce_s": produce_s}), flush=True)
+        elif line[0] == "load" and on_load is not None:
+            on_load(line[1])
+            print(dumps({"loaded": True}), flush=True)
         elif line[0] == "profile":
             from pyinstrument import Profiler
 
@@ -117,6 +123,10 @@ def turn_item(tid: str, n: int) -> dict[str, Any]:
 async def run_bare(frames_path: str) -> None:
     recorded = json.loads(Path(frames_path).read_text())
     catch_up, burst, requests = recorded["catch_up"], recorded["burst"], recorded["requests"]
+
+    def load(path: str) -> None:
+        nonlocal burst
+        burst = json.loads(Path(path).read_text())
     connections: set[ServerConnection] = set()
 
     async def handler(ws: ServerConnection) -> None:
@@ -145,7 +155,7 @@ async def run_bare(frames_path: str) -> None:
     async with serve(handler, "127.0.0.1", 0, process_request=process_request, max_size=None,
                      compression=None, ping_interval=None) as server:
         print(f"LISTENING http://127.0.0.1:{server.sockets[0].getsockname()[1]}", flush=True)
-        await serve_commands(go)
+        await serve_commands(go, load)
 
 
 def main(argv: list[str]) -> int:
