@@ -24,6 +24,9 @@ from t3tui.model.index import MAX_DEPTH, TreeIndex
 from t3tui.model.rowcache import VOLATILE_S, Entry, RowCache, same_row, summary
 from t3tui.model.rows import STATES, SupervisorView, ThreadRow
 
+# a pass that derived more rows than this is not kept for reuse (its memos would hold them)
+_KEEP_PASS = 64
+
 
 class Derivation:
     """Row derivation over a `TreeIndex` (the base of `Supervisor`, which fills the index)."""
@@ -110,6 +113,8 @@ class Derivation:
                         heapq.heappush(work, (-len(self._lineage(parent)), parent))
             if not same_row(old, new):
                 self._unreported.add(tid)
+        if len(asm._derived) > _KEEP_PASS:
+            self._last = None  # a big pass's memos are not worth keeping (a tree's worth)
         return asm
 
     def _patch(self, asm: Assembler, thread_id: str, old: Entry, facts_before) -> Entry | None:
@@ -195,6 +200,7 @@ class Derivation:
         memo = self._since_memo  # in place: the kept assembler holds it
         for gone in [t for t in memo if t not in shown]:
             del memo[gone]
+        self._last = None  # its memos cover every shown thread: not worth their memory
         synced = self._shell_synced and all(
             rec.synced for rec in self._ix.records.values() if rec.proj is not None
         )
