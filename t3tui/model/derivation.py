@@ -140,13 +140,7 @@ class Derivation:
             row = asm.patch_row(old.row)
         # the kept parts of the row depend on the moments of the old derivation
         until = min(filter(None, (old.until, moments.earliest)), default=None)
-        volatile = bool(row.findings)
-        if volatile:
-            until = min(until, asm.now + VOLATILE_S) if until else asm.now + VOLATILE_S
-        entry = Entry(row, asm.now, until, volatile, asm.busy(thread_id),
-                      asm._order_key(thread_id)[0])
-        self._cache.store(thread_id, entry)
-        return entry
+        return self._keep(asm, thread_id, row, until)  # (no check-in: its row is volatile)
 
     def _depth(self, asm: Assembler, thread_id: str) -> int:
         depth, cur = 0, self._ix.records[thread_id].parent
@@ -163,7 +157,12 @@ class Derivation:
             depth = self._depth(asm, thread_id)
         with Collect() as moments:
             row = asm.row(thread_id, depth)
-        until = moments.earliest
+        return self._keep(asm, thread_id, row, moments.earliest)
+
+    def _keep(self, asm: Assembler, thread_id: str, row: ThreadRow,
+              until: datetime | None) -> Entry:
+        """Keep a row derived (or patched) at the pass's `now`, valid until `until`; a row
+        with findings or a check-in reads the clock, so it comes round once a second."""
         volatile = bool(row.findings) or thread_id in self._checkins
         if volatile:
             until = min(until, asm.now + VOLATILE_S) if until else asm.now + VOLATILE_S
