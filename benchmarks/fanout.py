@@ -4,11 +4,13 @@ The reference backend (`benchmarks.fanout_server backend`, a child process) writ
 live events while 1, 10 or 50 clients subscribe to the shell and to every thread. Measured
 from the `go` to the moment every client has received every event: events/s delivered (all
 clients together). Against it, side by side: a bare websockets server broadcasting the same
-bytes to the same clients: the frames client 0 received in the backend's latest run with as
-many clients (the store commits in groups, so how many events a Chunk carries changes from
-run to run: each bare run replays a backend run's own bytes). The backend's own production
-rate (the same events, no client, until all are committed) is shown too, since it bounds the
-one-client case.
+events to the same clients, two ways: (a) one Chunk per event, the events of the backend's
+latest run with as many clients re-framed one to a Chunk (what the wire costs when nothing
+coalesces; the same for every run, whatever framing the backend chose: the backend/bare ratio
+of issue 11's table), and (b) the very frames client 0 received in that run (the store
+commits in groups, so how many events a Chunk carries changes from run to run). The backend's
+own production rate (the same events, no client, until all are committed) is shown too, since
+it bounds (b) at one client.
 
 The clients are cheap on purpose (they count events in the frame text and Ack each Chunk), so
 what is measured is the server.
@@ -120,6 +122,20 @@ def burst_of(frames: list[str]) -> list[str]:
     return frames[start:]
 
 
+def one_chunk_per_event(burst: list[str]) -> list[str]:
+    """The burst re-framed with one value per Chunk (the same values, in order)."""
+    out = []
+    for text in burst:
+        msg = json.loads(text)
+        values = msg.get("values") if isinstance(msg, dict) and msg.get("_tag") == "Chunk" \
+            else None
+        if not isinstance(values, list) or len(values) < 2:
+            out.append(text)
+            continue
+        out += [json.dumps({**msg, "values": [v]}, separators=(",", ":")) for v in values]
+    return out
+
+
 async def load_burst(bare: ChildServer, path: Path, burst: list[str]) -> None:
     path.write_text(json.dumps(burst))
     await bare.send(f"load {path}")
@@ -154,15 +170,18 @@ async def measure(client_counts: Sequence[int], threads: int, events: int,
             path.write_text(json.dumps({"catch_up": frames[:split], "burst": frames[split:],
                                         "requests": 1 + len(tids)}))
             async with ChildServer("benchmarks.fanout_server", "bare", str(path)) as bare:
-                targets = {"backend": Target(backend, token), "bare": Target(bare, None)}
+                targets = {"backend": Target(backend, token), "bare": Target(bare, None),
+                           "bare same frames": Target(bare, None)}
                 for rep in range(repeats):
                     quiet_gc()
                     produced.append(await produce_only(backend, events))
                     for k in client_counts:
                         order = list(targets) if rep % 2 == 0 else list(reversed(targets))
                         for name in order:
-                            if name == "bare":
-                                await load_burst(bare, Path(temp) / "burst.json", bursts[k])
+                            if name != "backend":
+                                burst = bursts[k] if name == "bare same frames" \
+                                    else one_chunk_per_event(bursts[k])
+                                await load_burst(bare, Path(temp) / "burst.json", burst)
                             quiet_gc()
                             result, fans = await one_run(targets[name], k, tids, events,
                                                          record=name == "backend")
@@ -176,24 +195,29 @@ async def measure(client_counts: Sequence[int], threads: int, events: int,
     report = Report(
         "fanout", f"reference backend vs bare broadcast of the same bytes ({events} events "
         f"over {threads} threads, median of {repeats} interleaved runs)",
-        ["clients", "backend ev/s", "bare ev/s", "backend/bare", "backend ev/s/client",
-         "frames/event"])
+        ["clients", "backend ev/s", "bare ev/s", "backend/bare", "bare same frames ev/s",
+         "backend/same frames", "backend ev/s/client", "frames/event"])
     rate = median([events / s for s in produced])
-    report.add(**{"clients": "0 (produce only)", "backend ev/s": rate, "bare ev/s": float("nan"),
-                  "backend/bare": float("nan"), "backend ev/s/client": float("nan"),
-                  "frames/event": float("nan")})
+    nan = float("nan")
+    report.add(**{"clients": "0 (produce only)", "backend ev/s": rate, "bare ev/s": nan,
+                  "backend/bare": nan, "bare same frames ev/s": nan, "backend/same frames": nan,
+                  "backend ev/s/client": nan, "frames/event": nan})
     for k in client_counts:
         b, f = median(samples[(k, "backend")]), median(samples[(k, "bare")])
+        same = median(samples[(k, "bare same frames")])
         report.add(**{"clients": k, "backend ev/s": b, "bare ev/s": f,
-                      "backend/bare": ratio(b, f), "backend ev/s/client": b / k,
+                      "backend/bare": ratio(b, f), "bare same frames ev/s": same,
+                      "backend/same frames": ratio(b, same), "backend ev/s/client": b / k,
                       "frames/event": median([float(n) for n in frame_counts[k]]) / events})
     report.notes += [
         "ev/s: events delivered per second summed over clients, from `go` until every client "
         "has every event; each client subscribes to the shell and to every thread",
         "0 (produce only): the engine writing the same events with nobody subscribed, until "
         "every one is committed",
-        "bare: broadcasts the frames client 0 received in the backend's latest run with as "
-        "many clients (frames/event: per client, the burst's frames over its events)",
+        "bare: the events of the backend's latest run with as many clients, one Chunk each "
+        "(the wire's cost when nothing coalesces: issue 11's backend/bare)",
+        "bare same frames: the very frames client 0 received in that run (frames/event: per "
+        "client, the burst's frames over its events); at 1 client bounded by produce only",
     ]
     return report
 

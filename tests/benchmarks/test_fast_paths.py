@@ -3,6 +3,9 @@ paths write."""
 
 from __future__ import annotations
 
+import json
+
+from benchmarks.fanout import one_chunk_per_event
 from t3tui.backend.sink import EncodedItem, encode_chunk
 from t3tui.backend.store import StoredEvent
 from t3tui.backend.subscriptions import event_item
@@ -87,3 +90,17 @@ async def test_rows_added_between_existing_ones_land_in_view_order() -> None:
         assert order(tree) == [i for i in ids if i in first]
         tree.sync(view, world.end)
         assert order(tree) == ids
+
+
+def test_one_chunk_per_event_keeps_every_value_in_order() -> None:
+    """The fan-out benchmark's bare burst: the backend's frames re-framed one value a Chunk."""
+    frames = ['{"_tag":"Chunk","requestId":"2","values":[{"kind":"event","n":1},'
+              '{"kind":"event","n":2}]}',
+              '{"_tag":"Chunk","requestId":"3","values":[{"kind":"event","n":3}]}',
+              '{"_tag":"Exit","requestId":"4"}']
+    out = one_chunk_per_event(frames)
+    assert [json.loads(f).get("values") for f in out] == [
+        [{"kind": "event", "n": 1}], [{"kind": "event", "n": 2}], [{"kind": "event", "n": 3}],
+        None]
+    assert [json.loads(f)["requestId"] for f in out] == ["2", "2", "3", "4"]
+    assert sum(f.count('"kind":"event"') for f in out) == 3  # what the clients count

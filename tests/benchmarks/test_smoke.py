@@ -19,7 +19,8 @@ EXPECTED = {
     "scaling-calls": ["part", "ratio"],
     "memory": ["threads", "KiB/thread"],
     "tui": ["figure", "median", "p95", "ratio", "n"],
-    "fanout": ["clients", "backend ev/s", "bare ev/s", "backend/bare", "frames/event"],
+    "fanout": ["clients", "backend ev/s", "bare ev/s", "backend/bare", "backend/same frames",
+               "frames/event"],
     "proof": ["look", "ms", "MB read", "vs re-read"],
     "replay": ["figure", "seconds", "ratio"],
 }
@@ -71,7 +72,8 @@ def test_the_ratios_are_measured_numbers(tiny_run: tuple[str, dict]) -> None:
     for name in ("scaling", "scaling-calls"):
         assert all(positive(row["ratio"]) for row in reports[name]["rows"]), name
     fan = [r for r in reports["fanout"]["rows"] if isinstance(r["clients"], int)]
-    assert fan and all(positive(r["backend/bare"]) and positive(r["frames/event"]) for r in fan)
+    assert fan and all(positive(r["backend/bare"]) and positive(r["backend/same frames"])
+                       and positive(r["frames/event"]) for r in fan)
     tui = {r["figure"].split(" (")[0].strip(): r for r in reports["tui"]["rows"]}
     assert positive(tui["event -> row on screen"]["median"])
     assert positive(tui["key -> screen"]["median"])
