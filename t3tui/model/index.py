@@ -99,7 +99,7 @@ class TreeIndex:
         """The thread's own data changed (an event on its stream, its shell row). Its facts
         are rebuilt (or `patch`ed from the old ones, when the event says exactly which fields
         it moved); if nothing else marked it, the old facts are kept so that the row can be
-        patched when only facts no context reads changed (`derivation.ROW_LOCAL`)."""
+        patched when whether it is shown did not change (`assemble.SHAPE_FACTS`)."""
         old = self.facts.pop(thread_id, None)
         self.refacted.add(thread_id)
         if with_children:
