@@ -32,7 +32,7 @@ from t3tui.headless.common import (
 )
 from t3tui.headless.environments import environments_of
 from t3tui.headless.render import FINDING_STYLE, console, state_label
-from t3tui.model import Change, Supervisor, changes
+from t3tui.model import Change, ChangeTracker, Supervisor
 from t3tui.model.labels import FINDING_WORDS, clock, one_line, reason_detail, short_id
 from t3tui.protocol import format_ts
 
@@ -158,7 +158,11 @@ async def watch(session: Session, supervisor: Supervisor, printer: Printer) -> N
 
     stop_updates = session.on_update(on_update)
     stop_states = session.state.subscribe(on_state)
-    previous = supervisor.view(now())
+    # One whole view as the baseline; after it only the rows that changed are derived and
+    # compared (`changed_rows`, as the app's screen does), never every row per batch.
+    at = now()
+    tracker = ChangeTracker(supervisor.view(at))
+    supervisor.changed_rows(at)  # what that view derived is the baseline, not a change
     try:
         while True:
             wake.clear()
@@ -168,10 +172,9 @@ async def watch(session: Session, supervisor: Supervisor, printer: Printer) -> N
                 # more will arrive, so end with exit 2 instead of watching a dead connection.
                 raise ClientError(state.reason)
             if isinstance(state, Live):
-                view = supervisor.view(now())
-                for change in changes(previous, view):
+                at = now()
+                for change in tracker.update(supervisor.changed_rows(at), at):
                     printer.change(change)
-                previous = view
             try:
                 await asyncio.wait_for(wake.wait(), TICK_S)
             except TimeoutError:

@@ -1,6 +1,6 @@
 """The pure supervisor model: tree, derived states, detectors, check-ins. No I/O, no clock."""
 
-from t3tui.model.changes import Change, changes
+from t3tui.model.changes import Change, ChangeTracker, changes
 from t3tui.model.checkin import CheckIn, CheckInPlan, CheckInVerdict, checkin_verdict, plan_checkin
 from t3tui.model.config import DetectorConfig
 from t3tui.model.findings import Finding
@@ -11,6 +11,7 @@ from t3tui.model.wire import ModelInputError
 
 __all__ = [
     "Change",
+    "ChangeTracker",
     "CheckIn",
     "CheckInPlan",
     "CheckInVerdict",
