@@ -16,6 +16,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from t3tui import __version__
+
 # subcommand name -> module providing `register(subparsers)` and `run(args) -> int`
 SUBCOMMANDS: dict[str, str] = {
     "serve": "t3tui.backend.serve",
@@ -42,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
             "live tree: on the embedded demo backend, or on the server given by --url/--token."
         ),
     )
+    # unit files, bug reports and the journal need to say which t3tui wrote them
+    parser.add_argument("--version", action="version", version=f"t3tui {__version__}")
     importlib.import_module(APP_MODULE).add_arguments(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in SUBCOMMANDS.values():

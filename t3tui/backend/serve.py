@@ -13,20 +13,27 @@ import shutil
 import signal
 import sys
 import tempfile
+import textwrap
 import threading
 from pathlib import Path
 from typing import Any
 
 from t3tui.backend.auth import fingerprint, generate_token, register_secret, scrub
 from t3tui.backend.provider.faults import FAULTS
+from t3tui.backend.scenarios import available
 from t3tui.backend.store import StoreError
 from t3tui.model.wiretext import DisplayFormatter
 
 TOKEN_ENV = "T3TUI_SERVE_TOKEN"
-SCENARIOS = ("demo", "parallel-probe", "settle-unsubscribe", "none")
 LISTENING_PREFIX = "t3tui serve: listening on "
 
 log = logging.getLogger("t3tui.backend.serve")
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    # scenario and fault names hold hyphens: wrap between words, never inside a name
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
 
 
 class ServeError(Exception):
@@ -36,6 +43,7 @@ class ServeError(Exception):
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "serve",
+        formatter_class=_HelpFormatter,
         help="run the reference orchestration backend (T3 protocol 2) with scripted agents",
         description=(
             "Run the reference T3 Code orchestration backend: the same HTTP routes, tickets and "
@@ -90,10 +98,10 @@ def register(subparsers: Any) -> None:
         dest="serve_scenario",
         default="none",
         metavar="NAME|PATH",
+        # named from the bundled files themselves, so a new scenario can't be left out
         help=(
-            "scenario to start: demo (a delegation tree in every supervisor state), "
-            "parallel-probe (seed 000's probe), settle-unsubscribe (seed 004's reproduction), "
-            "none, or the path of a scenario JSON file (default: none)"
+            f"scenario to start: a bundled one ({', '.join(available())}; each is described "
+            "in docs/BACKEND.md), none, or the path of a scenario JSON file (default: none)"
         ),
     )
     parser.add_argument(
