@@ -13,6 +13,7 @@ from websockets.exceptions import InvalidHandshake, InvalidStatus
 from t3tui.client.errors import (
     AuthenticationNeeded,
     ConnectError,
+    FatalError,
     ProtocolMismatch,
     describe,
     is_refusal,
@@ -30,6 +31,9 @@ DESCRIPTOR_PATH = "/.well-known/t3/environment"
 TICKET_PATH = "/api/auth/websocket-ticket"
 # Snapshots of a busy server are large; the websockets default of 1 MiB is far too small.
 MAX_FRAME_BYTES = 256 * 1024 * 1024
+# Descriptor answers that say this URL is no T3 server whatever the moment; others (a
+# proxy's 502 or 503 while the server restarts) are retried.
+NOT_T3_STATUSES = frozenset({400, 404, 405, 410})
 
 
 def check_version(descriptor: EnvironmentDescriptor) -> None:
@@ -57,10 +61,13 @@ async def fetch_descriptor(http: httpx.AsyncClient, target: Target) -> Environme
     except httpx.HTTPError as exc:
         raise unreachable(target, exc) from None
     if response.status_code != 200:
-        raise ConnectError(
-            f"{target.base_url} is not a T3 server: environment descriptor answered "
-            f"HTTP {response.status_code}"
-        )
+        message = (f"{target.base_url} is not a T3 server: environment descriptor answered "
+                   f"HTTP {response.status_code}")
+        if response.status_code in NOT_T3_STATUSES:
+            # an answer about the URL itself (a wrong path, say), not a passing state of the
+            # server: retrying would only make the user wait out --connect-timeout for it
+            raise FatalError(message + " (is the URL's path right?)")
+        raise ConnectError(message)
     try:
         return EnvironmentDescriptor.from_wire(response.json())
     except (ProtocolError, ValueError) as exc:

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 
 import pytest
 
 import t3tui
 from t3tui.backend.scenarios import available
+from t3tui.backend.testing import RunningBackend
 from t3tui.cli import main
+from tests.headless.cli import cli
 
 pytestmark = pytest.mark.e2e
 
@@ -39,3 +42,14 @@ def test_serve_help_names_every_bundled_scenario(
     assert len(names) >= 8
     missing = [n for n in names if n not in words]
     assert not missing, (missing, option)
+
+
+async def test_a_wrong_url_path_fails_at_once_with_the_404(backend: RunningBackend) -> None:
+    started = time.monotonic()
+    result = await cli("status", "--url", backend.url + "/not-t3", f"--token={backend.token}")
+    elapsed = time.monotonic() - started
+    assert result.code == 2, result
+    assert elapsed < 5, elapsed  # the default --connect-timeout is 15 s: no retrying a 404
+    assert result.err.startswith(f"t3tui: {backend.url}/not-t3 is not a T3 server")
+    assert "HTTP 404" in result.err and len(result.err.splitlines()) == 1
+    assert backend.token not in result.err
