@@ -39,6 +39,8 @@ from t3tui.tui.transcripts import Transcript, TranscriptStore
 
 T = TypeVar("T")
 WAIT_TICK_S = 0.25
+# A command's field naming the thread it acts on, and so the environment it goes to.
+ROUTED_BY = ("thread_id", "parent_thread_id")
 # The app's overall state: the most useful one any environment is in.
 _BEST = (Live, Stale, Syncing, Connecting, Reconnecting, Failed)
 
@@ -180,8 +182,13 @@ class MultiSource:
     # -- actions: to the thread's own environment, with the id its server knows --
 
     async def dispatch(self, command: Any, timeout: float) -> CommandOutcome:
-        env, raw = self.environment(command.thread_id)
-        return await env.source.dispatch(command.model_copy(update={"thread_id": raw}), timeout)
+        """To the environment of the thread the command is about: its `thread_id`, or for a
+        delegated task's commands (dispose, acknowledge) its `parent_thread_id`."""
+        field = next((f for f in ROUTED_BY if getattr(command, f, None) is not None), None)
+        if field is None:
+            raise ValueError(f"{type(command).__name__} names no thread to route it by")
+        env, raw = self.environment(getattr(command, field))
+        return await env.source.dispatch(command.model_copy(update={field: raw}), timeout)
 
     async def checkin(self, thread_id: str, *, text: str, expect: str, timeout_s: float,
                       clock: Clock) -> CheckInVerdict:
