@@ -48,7 +48,8 @@ def register(subparsers: Any) -> None:
         description=(
             "Run the reference T3 Code orchestration backend: the same HTTP routes, tickets and "
             "websocket RPC as a T3 V2 server, with scripted agents that run real processes. "
-            "Runs until interrupted (Ctrl+C or SIGTERM), then stops every agent process."
+            "Runs until interrupted (Ctrl+C or SIGTERM), then stops every agent process. "
+            "Exit 0 once stopped; 2 when it cannot start."
         ),
     )
     parser.add_argument(

@@ -37,6 +37,10 @@ class CommandError(Exception):
     """A reason to stop with exit code 2 and a one-line message (bad input, not found)."""
 
 
+class Refused(CommandError):
+    """t3tui will not do it (or it was not confirmed): exit code 1, as a server's refusal."""
+
+
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     """`--url`/`--token` after the subcommand too; SUPPRESS keeps values given before it."""
     parser.add_argument(
@@ -240,9 +244,13 @@ def run_on_thread(
 
 
 def run_async(main: Callable[[], Awaitable[int]]) -> int:
-    """Run a subcommand; every failure becomes one line on stderr and exit code 2."""
+    """Run a subcommand; every failure becomes one line on stderr and exit code 2 (1 for a
+    refusal: the contract every command's help and the README state)."""
     try:
         return asyncio.run(main())
+    except Refused as exc:
+        error(str(exc))
+        return EXIT_FLAGGED
     except (TargetError, ClientError, CommandError, TimeoutError) as exc:
         error(str(exc) or describe(exc))
         return EXIT_ERROR

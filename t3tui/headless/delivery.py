@@ -16,7 +16,7 @@ from rich.text import Text
 
 from t3tui.client.outcome import new_command_id
 from t3tui.headless import common
-from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread
+from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, OnThread, Refused
 from t3tui.headless.render import title_of
 from t3tui.model.forwarding import delivery_refusal
 from t3tui.protocol.commands import (
@@ -57,7 +57,7 @@ def run_action(action: str) -> Callable[[argparse.Namespace], int]:
 async def settle_delivery(on: OnThread, out: Console, args: argparse.Namespace, action: str) -> int:
     child = on.row
     if child.task is None:
-        raise CommandError(delivery_refusal(child, action) or "not a delegated child")
+        raise Refused(delivery_refusal(child, action) or "not a delegated child")
     # no second-guessing here: the server decides, and its refusal is printed verbatim
     task = child.task
     state = WHAT[action][0]

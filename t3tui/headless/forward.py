@@ -4,7 +4,8 @@ For a delegated child whose result will not reach its parent by itself (still pe
 claimed, its wake disposed, or its parent's cohort stopped), send the parent one user message
 quoting the child's final answer with its title and task id. The exact text is printed first;
 it is sent only once confirmed (a terminal prompt, or `--yes`). Exit 0 when the parent's
-stream shows the message, 1 when refused or not confirmed, 2 on usage/connection errors.
+stream shows the message, 1 when refused (by t3tui or the server) or not confirmed, 2 on
+usage/connection errors or a THREAD (or parent) not found.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from rich.text import Text
 
 from t3tui.client.outcome import new_command_id
 from t3tui.headless import common
-from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread
+from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread, Refused
 from t3tui.headless.proof import add_proof_arguments, apply_records, homes_from
 from t3tui.headless.render import title_of
 from t3tui.model.forwarding import forward_refusal, forward_text, unheard_answer, unheard_text
@@ -53,7 +54,7 @@ def confirmed(args: argparse.Namespace) -> bool:
     if args.yes:
         return True
     if not sys.stdin.isatty():
-        raise CommandError("not sent: confirm with --yes (the exact text is above)")
+        raise Refused("not sent: confirm with --yes (the exact text is above)")
     return input("Send this to the parent? [y/N] ").strip().casefold() in ("y", "yes")
 
 
@@ -69,7 +70,7 @@ async def forward(on: OnThread, out: Console, args: argparse.Namespace) -> int:
         records = {t: on.supervisor.provider_record(t) for t in wanted}
         unheard = unheard_answer(row, records) if row is not None else None
     if why_not is not None and unheard is None:
-        raise CommandError(why_not)
+        raise Refused(why_not)
     parent = on.view.row(child.task.parent_thread_id) if child.task else None
     if parent is None:
         raise CommandError(f"{child.id}'s parent is not on this server")

@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Interrupt the active run of THREAD (or of the child its wait is blocked on, or of "
             "its parent) and wait for the stream to show the run ended. Exit 0: stopped; "
-            "1: refused or not confirmed in time; 2: error."
+            "1: refused, nothing to interrupt, or not confirmed in time; 2: error."
         ),
     )
     which = parser.add_mutually_exclusive_group()

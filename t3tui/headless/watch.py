@@ -45,7 +45,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "watch",
         help="print one line per state change or finding until interrupted",
-        description="Print state changes, findings and connection changes as they happen.",
+        description=(
+            "Print state changes, findings and connection changes as they happen. Exit 0 "
+            "after --duration; 2 on a connection error (or when the server gives up on us); "
+            "130 on Ctrl-C."
+        ),
     )
     parser.add_argument("--ndjson", action="store_true", help="one JSON object per line")
     parser.add_argument(

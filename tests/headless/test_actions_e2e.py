@@ -55,7 +55,7 @@ async def test_forward_shows_the_exact_text_then_sends_it_and_acknowledge_and_di
         await wait_until(pending, timeout=20, what="wave three pending")
 
         refused = await cli("forward", "wave-3", *args)  # no terminal to ask on, no --yes
-        assert refused.code == 2 and "confirm with --yes" in refused.err
+        assert refused.code == 1 and "confirm with --yes" in refused.err
         assert "> WAVE_THREE: 17 files checked" in refused.out
 
         sent = await cli("forward", "wave-3", "--yes", *args)
@@ -69,7 +69,7 @@ async def test_forward_shows_the_exact_text_then_sends_it_and_acknowledge_and_di
         acked = await cli("acknowledge", "wave-3", *args)
         assert acked.code == 0 and acked.out.startswith("delivery acknowledged"), acked
         again = await cli("forward", "wave-3", "--yes", *args)
-        assert again.code == 2 and "already acknowledged" in again.err
+        assert again.code == 1 and "already acknowledged" in again.err
 
         # the server decides: wave one was read by its parent, so dispose is refused, verbatim
         told = await cli("dispose", "wave-1", *args)
@@ -82,7 +82,7 @@ async def test_dispose_an_orphans_delivery_and_forward_refuses_a_running_child()
     async with running_backend(scenario="orphaned-children") as backend:
         args = server_args(backend)
         running = await cli("forward", "orphan-crawl", "--yes", *args)
-        assert running.code == 2 and "has not published a result yet" in running.err
+        assert running.code == 1 and "has not published a result yet" in running.err
         await asyncio.sleep(0)  # the cohort was stopped: the deliveries are already disposed
         already = await cli("dispose", "orphan-crawl", *args)
         assert already.code == 1 and "server refused: " in already.out

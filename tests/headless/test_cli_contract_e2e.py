@@ -5,19 +5,24 @@ and `serve --help` naming every bundled scenario."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import re
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 import t3tui
 from t3tui.backend.scenarios import available
-from t3tui.backend.testing import RunningBackend
-from t3tui.cli import main
-from tests.headless.cli import cli
+from t3tui.backend.testing import RunningBackend, wait_until
+from t3tui.cli import build_parser, main
+from tests.headless.cli import cli, server_args
+from tests.headless.test_commands_e2e import launch
 
 pytestmark = pytest.mark.e2e
+README = Path(__file__).parents[2] / "README.md"
 
 
 async def test_version_prints_the_package_version() -> None:
@@ -53,3 +58,52 @@ async def test_a_wrong_url_path_fails_at_once_with_the_404(backend: RunningBacke
     assert result.err.startswith(f"t3tui: {backend.url}/not-t3 is not a T3 server")
     assert "HTTP 404" in result.err and len(result.err.splitlines()) == 1
     assert backend.token not in result.err
+
+
+async def test_forward_dispose_and_acknowledge_refusals_exit_1(backend: RunningBackend) -> None:
+    thread = await launch(backend, "Reply READY", title="Plain thread")
+    await wait_until(lambda: backend.engine.shell_row(thread).status == "completed", timeout=10)
+    args = server_args(backend)
+    for command in ("forward", "dispose", "acknowledge"):
+        refused = await cli(command, thread, "--yes", *args) if command == "forward" else \
+            await cli(command, thread, *args)
+        assert refused.code == 1, (command, refused)
+        assert "is not a delegated child" in refused.err
+    unknown = await cli("forward", "no-such-thread", "--yes", *args)
+    assert unknown.code == 2  # not found is an error, not a refusal
+
+
+def readme_exit_codes() -> dict[str, set[str]]:
+    """Each command's exit codes as the README's command tables state them."""
+    found: dict[str, set[str]] = {}
+    for line in README.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("| `t3tui "):
+            continue
+        cells = [c.strip() for c in line.replace("\\|", "/").strip("|").split("|")]
+        codes = set(re.findall(r"\b\d+\b", cells[-1]))
+        for command in re.findall(r"`t3tui (\w+)", cells[0]):
+            if codes:  # `status --replay ...`: "as `status`"
+                found.setdefault(command, set()).update(codes)
+    return found
+
+
+def help_exit_codes() -> dict[str, set[str]]:
+    """Each subcommand's exit codes as its `--help` description states them."""
+    parser = build_parser()
+    [subparsers] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    found = {}
+    for name, sub in subparsers.choices.items():
+        text = " ".join((sub.description or "").split())
+        said = text[text.index("Exit "):] if "Exit " in text else ""
+        found[name] = set(re.findall(r"\b\d+\b", said))
+    return found
+
+
+def test_every_commands_help_and_the_readme_state_the_same_exit_codes() -> None:
+    readme, helps = readme_exit_codes(), help_exit_codes()
+    assert {"status", "watch", "checkin", "settle", "interrupt", "forward", "dispose",
+            "acknowledge", "record", "report"} <= set(readme)
+    for command, codes in readme.items():
+        assert helps[command] == codes, (command, helps[command], codes)
+    # the headless commands share one contract: 2 is an error for every one of them
+    assert all("2" in helps[c] for c in readme)
