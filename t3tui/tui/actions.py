@@ -23,7 +23,7 @@ from t3tui.tui import flows
 from t3tui.tui.gates import NEEDS_ROW, interrupt_choices, unavailable
 from t3tui.tui.helptext import help_text
 from t3tui.tui.keys import BY_ID
-from t3tui.tui.messages import ActionStatus, ActionUpdate, SettleChecked
+from t3tui.tui.messages import ActionStatus, ActionUpdate, SettleChecked, action_name
 from t3tui.tui.screens.modals import Choice, ConfirmScreen, Field, HelpScreen, PromptScreen
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.timeline import timeline_parent
@@ -117,11 +117,11 @@ class ActionsMixin(_Base):
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a flow never takes the app down
-                report("unknown", f"{kind} outcome unknown: {describe(exc)}")
+                report("unknown", f"outcome unknown: {describe(exc)}")
 
         # Record "pending" now, so the key is gated before the worker even starts.
         self.statuses.setdefault(thread_id, {})[kind] = ActionStatus(
-            thread_id, kind, "pending", f"{kind}…", started, deadline)
+            thread_id, kind, "pending", f"{action_name(kind)}…", started, deadline)
         self.run_worker(job(), name=f"{kind} {thread_id}", group=f"{kind}:{thread_id}",
                         exclusive=True, exit_on_error=False)
         self._patch([thread_id])

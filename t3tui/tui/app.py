@@ -264,7 +264,7 @@ class SupervisorApp(RenderMixin, TriageMixin, ActionsMixin, TreeActionsMixin, Ap
         if status.done:
             severity = {"ok": "information", "failed": "error"}.get(status.phase, "warning")
             # server and agent text: never markup
-            self.notify(status.text, title=f"{status.kind} · {self._title_of(status.thread_id)}",
+            self.notify(status.text, title=f"{status.name} · {self._title_of(status.thread_id)}",
                         severity=severity, markup=False)  # type: ignore[arg-type]
         self._patch([status.thread_id])
 

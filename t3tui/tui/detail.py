@@ -15,7 +15,6 @@ from t3tui.tui.story import story
 from t3tui.tui.transcripts import Transcript
 
 LABEL_WIDTH = 10
-KIND_LABELS = {"checkin": "Check-in"}
 MESSAGES_SHOWN = 6
 MESSAGE_CHARS = 600
 
@@ -182,7 +181,7 @@ def render_detail(
             text.append(prompt.prompt[:MESSAGE_CHARS])
         text.append(f"\n{' ' * LABEL_WIDTH}press {answer_key} to answer", style=styles.dim)
     for status in actions or []:
-        _field(text, KIND_LABELS.get(status.kind, status.kind.capitalize()), styles)
+        _field(text, status.name, styles)
         style = {"ok": styles.states.get("done"), "failed": styles.states.get("stuck"),
                  "unknown": styles.states.get("needs-input")}.get(status.phase)
         text.append(action_text(status, now), style=style)

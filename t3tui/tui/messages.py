@@ -52,6 +52,19 @@ class ActionStatus:
     def done(self) -> bool:
         return self.phase != "pending"
 
+    @property
+    def name(self) -> str:
+        return action_name(self.kind)
+
+
+# What an action is called on screen: a binding id (`stop_tree`) is for config files.
+ACTION_NAMES = {"stop_tree": "Stop the tree", "checkin": "Check-in"}
+
+
+def action_name(kind: str) -> str:
+    """`stop_tree` -> "Stop the tree"; any other id in words, capitalised."""
+    return ACTION_NAMES.get(kind) or kind.replace("_", " ").capitalize()
+
 
 class ActionUpdate(Message):
     def __init__(self, status: ActionStatus) -> None:

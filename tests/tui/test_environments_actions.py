@@ -26,6 +26,7 @@ from t3tui.tui.screens.modals import ConfirmScreen, PromptScreen
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.source import LiveSource
 from t3tui.tui.widgets.env_tree import EnvThreadTree
+from t3tui.tui.widgets.panes import DetailPane
 from tests.tui.test_live import DEMO_PARAMS, SETTLE_ME, SIZE, choose, status
 from tests.tui.waiting import until
 
@@ -82,6 +83,12 @@ def messages(backend: RunningBackend, qualified: str) -> list[str]:
 def ok(found: ActionStatus) -> bool:
     assert found.phase == "ok", found.text
     return True
+
+
+def said(app: SupervisorApp) -> str:
+    """What the detail pane and the toasts say now."""
+    toasts = [f"{n.title}: {n.message}" for n in app._notifications]
+    return "\n".join([str(app.query_one(DetailPane).render()), *toasts])
 
 
 async def test_open_message_checkin_answer_settle_on_the_second_environment() -> None:
@@ -233,4 +240,6 @@ async def test_stop_tree_stops_the_second_environments_subtree_only() -> None:
                                what="the subtree stop")
             assert ok(done) and done.text.startswith("stopped 2 of 2"), done.text
             assert row_in(app, "laptop", audit.title).active_run_id is not None
+            # the action is named in words on screen, never by its binding id
+            assert "Stop the tree" in said(app) and "stop_tree" not in said(app).lower()
 

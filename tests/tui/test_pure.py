@@ -311,3 +311,20 @@ def test_undelivered_and_orphaned_results_notify_but_never_on_first_sight() -> N
                    events=frozenset({"stuck"}), quiet={}, now=NOW) == []
     [group] = [n for n in grouped(found) if n.event == "orphaned"]
     assert group.text == "2 threads work for parents that will not be told: Crawl, Sweep"
+
+
+def test_actions_are_named_in_words_not_by_their_binding_ids(view: SupervisorView,
+                                                              showcase: FrameSource) -> None:
+    # issue 21: "Stop_tree stop_tree outcome unknown" on screen
+    from t3tui.tui.keys import ACTIONS
+    from t3tui.tui.messages import ActionStatus, action_name
+
+    row = view.row(STUCK_CHILD)
+    for kind in [s.id for s in ACTIONS] + ["stop_tree", "checkin"]:
+        name = action_name(kind)
+        assert "_" not in name and name[0].isupper(), kind
+    assert action_name("stop_tree") == "Stop the tree" and action_name("checkin") == "Check-in"
+    status = ActionStatus(row.id, "stop_tree", "unknown", "outcome unknown: socket closed", NOW)
+    text = render_detail(row, view, showcase.transcripts.get(row.id), NOW, STYLES,
+                         actions=[status]).plain
+    assert "Stop the tree" in text and "stop_tree" not in text.lower()

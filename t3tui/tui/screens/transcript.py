@@ -58,7 +58,7 @@ def render_heading(row: ThreadRow | None, thread_id: str, now: datetime, styles:
     if provider:
         text.append(f"  {provider}", style=styles.dim)
     for status in actions:
-        text.append(f"\n{status.kind}: ", style=styles.dim)
+        text.append(f"\n{status.name}: ", style=styles.dim)
         text.append(action_text(status, now))
     return text
 
