@@ -24,7 +24,7 @@ from t3tui.client.secret import Target, TargetError, resolve_target
 from t3tui.client.session import Session
 from t3tui.client.state import Failed
 from t3tui.model import DetectorConfig, Supervisor, SupervisorView, ThreadRow
-from t3tui.model.labels import matches_short, one_line
+from t3tui.model.labels import matches_short, one_line, short_id
 from t3tui.model.wiretext import display_text
 
 EXIT_OK = 0
@@ -274,7 +274,21 @@ def find_thread(view: SupervisorView, text: str) -> ThreadRow:
         if len(matches) == 1:
             return matches[0]
         if len(matches) > 1:
-            ids = ", ".join(r.id for r in matches[:5])
+            ids = ", ".join(printable_ids(view, matches[:5]))
             raise CommandError(f"{text!r} matches {len(matches)} threads ({ids}); give an id")
     raise CommandError(f"no thread {text!r} on this server")
+
+
+def printable_id(view: SupervisorView, row: ThreadRow) -> str:
+    """What to print for a thread so that it can be given back as THREAD: its short id, as
+    `status` prints it, unless that names another thread too; then its whole id."""
+    shown = short_id(row.id)
+    try:
+        return shown if find_thread(view, shown).id == row.id else row.id
+    except CommandError:
+        return row.id
+
+
+def printable_ids(view: SupervisorView, rows: list[ThreadRow]) -> list[str]:
+    return [printable_id(view, r) for r in rows]
 

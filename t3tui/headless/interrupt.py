@@ -1,11 +1,13 @@
-"""`t3tui interrupt THREAD [--child|--parent|--tree]`: interrupt runs and confirm from the stream.
+"""`t3tui interrupt THREAD [--child|--parent|--tree] [--force]`: interrupt runs and confirm from
+the stream.
 
 `--tree` stops THREAD and every active descendant, deepest first, each confirmed from the
 stream, then prints what stopped and what did not (exit 0 only when all did).
 
 `--child` targets the child whose result a hung wait call of THREAD is blocked on; `--parent`
 targets THREAD's parent. Success is reported only when the stream shows the run no longer
-active; otherwise it says plainly that the interrupt did not land in time.
+active; otherwise it says plainly that the interrupt did not land in time. `--force` sends the
+forced stop instead (`force.py`), for a run whose interrupt did not land.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from rich.text import Text
 from t3tui.client.outcome import new_command_id
 from t3tui.headless import common
 from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread
+from t3tui.headless.force import force_stop
 from t3tui.headless.render import title_of
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.model.forwarding import stop_order
+from t3tui.model.labels import short_id
 from t3tui.protocol.commands import RunInterrupt
 
 REASON = "t3tui: user interrupt"
@@ -44,6 +48,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     which.add_argument("--parent", action="store_true", help="THREAD's parent")
     which.add_argument("--tree", action="store_true",
                        help="THREAD and every active descendant, deepest first")
+    parser.add_argument(
+        "--force", action="store_true",
+        help="forced stop, for a run whose interrupt did not land: detach its provider "
+             "session (as the app's forced stop does); other threads sharing that session "
+             "lose it too")
     common.add_timeout(parser, "wait S seconds for the run to end (default: 15)", 15.0)
     common.add_server_arguments(parser)
 
@@ -59,9 +68,10 @@ def blocking_child(view: SupervisorView, row: ThreadRow) -> ThreadRow:
     if len(waited) == 1:
         return waited[0]
     if waited:
-        ids = ", ".join(c.id for c in waited)
-        raise CommandError(f"{row.id} waits on {len(waited)} children ({ids}); name one")
-    raise CommandError(f"{row.id} is not blocked in a wait on a running child")
+        ids = ", ".join(common.printable_ids(view, waited))
+        raise CommandError(f"{short_id(row.id)} waits on {len(waited)} children ({ids}); "
+                           "name one")
+    raise CommandError(f"{short_id(row.id)} is not blocked in a wait on a running child")
 
 
 def pick_target(view: SupervisorView, row: ThreadRow, args: argparse.Namespace) -> ThreadRow:
@@ -70,7 +80,7 @@ def pick_target(view: SupervisorView, row: ThreadRow, args: argparse.Namespace) 
     if args.parent:
         parent = view.row(row.parent_id) if row.parent_id else None
         if parent is None:
-            raise CommandError(f"{row.id} has no parent on this server")
+            raise CommandError(f"{short_id(row.id)} has no parent on this server")
         return parent
     return row
 
@@ -81,6 +91,9 @@ def run(args: argparse.Namespace) -> int:
 
 async def interrupt(on: OnThread, out: Console, args: argparse.Namespace) -> int:
     if args.tree:
+        if args.force:
+            raise CommandError("--force stops one thread, not a --tree: force each one the "
+                               "tree's summary names as still running")
         return await interrupt_tree(on, out, args)
     target = pick_target(on.view, on.row, args)
     title = title_of(target, target.id)
@@ -88,6 +101,8 @@ async def interrupt(on: OnThread, out: Console, args: argparse.Namespace) -> int
     if run_id is None:
         out.print(Text("nothing to interrupt: no active run · ").append(title))
         return EXIT_FLAGGED
+    if args.force:
+        return await force_stop(on, out, target, args.timeout)
     command = RunInterrupt(
         command_id=new_command_id(), thread_id=target.id, run_id=run_id, reason=REASON
     )
@@ -106,8 +121,9 @@ async def interrupt(on: OnThread, out: Console, args: argparse.Namespace) -> int
         .append(title)
     )
     out.print(
-        "The provider may have nothing left to interrupt (a lost turn). "
-        "Check `t3tui status`; settling or a new message may be needed."
+        "The provider may have nothing left to interrupt (a lost turn). Check `t3tui status`; "
+        f"a forced stop may be needed: t3tui interrupt {common.printable_id(on.view, target)} "
+        "--force"
     )
     return EXIT_FLAGGED
 
@@ -163,8 +179,13 @@ async def interrupt_tree(on: OnThread, out: Console, args: argparse.Namespace) -
         out.print(line)
     head = Text(f"stopped {len(stopped)} of {len(targets)}", style="bold")
     if not_stopped:
-        head.append(" · still running: " + ", ".join(not_stopped), style="yellow")
-        head.append("\nA stop that does not land may need a forced stop (in the app: i twice).")
+        view = on.supervisor.view(common.now())
+        rows = [r for r in (view.row(i) for i in not_stopped) if r is not None]
+        shown = common.printable_ids(view, rows)
+        head.append(" · still running: " + ", ".join(shown), style="yellow")
+        head.append("\nA stop that does not land may need a forced stop:")
+        for thread in shown:
+            head.append(f"\n  t3tui interrupt {thread} --force")
     out.print(head)
     return EXIT_FLAGGED if not_stopped else EXIT_OK
 

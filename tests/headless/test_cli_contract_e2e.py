@@ -16,10 +16,13 @@ import pytest
 
 import t3tui
 from t3tui.backend.scenarios import available
-from t3tui.backend.testing import RunningBackend, wait_until
+from t3tui.backend.testing import RunningBackend, running_backend, wait_until
 from t3tui.cli import build_parser, main
+from t3tui.headless import force
+from t3tui.model.labels import short_id
+from t3tui.tui import flows
 from tests.headless.cli import cli, server_args
-from tests.headless.test_commands_e2e import launch
+from tests.headless.test_commands_e2e import active_run, launch
 
 pytestmark = pytest.mark.e2e
 README = Path(__file__).parents[2] / "README.md"
@@ -71,6 +74,44 @@ async def test_forward_dispose_and_acknowledge_refusals_exit_1(backend: RunningB
         assert "is not a delegated child" in refused.err
     unknown = await cli("forward", "no-such-thread", "--yes", *args)
     assert unknown.code == 2  # not found is an error, not a refusal
+
+
+async def test_the_tree_summary_and_an_ambiguous_title_print_short_ids() -> None:
+    async with running_backend(scenario="duplicate-delegation") as backend:
+        args = server_args(backend)
+        doc = (await cli("status", "--json", *args)).json()
+        twins = sorted(t["id"] for t in doc["threads"] if t["parentId"] == "thread-twins")
+        result = await cli("settle", "Audit the repo", *args)
+        assert result.code == 2, result
+        for twin in twins:
+            assert short_id(twin) in result.err and twin not in result.err, result.err
+        assert short_id(twins[0]) in ("twin-a", "twin-b")
+
+
+async def test_interrupt_force_detaches_a_run_whose_stop_never_lands() -> None:
+    async with running_backend(scenario="stop-never-lands") as backend:
+        args = server_args(backend)
+        doc = (await cli("status", "--json", *args)).json()
+        [child] = [t["id"] for t in doc["threads"] if t["parentId"] == "thread-stop-me"]
+        assert active_run(backend, child)
+
+        tree = await cli("interrupt", "thread-stop-me", "--tree", "--timeout", "1", *args)
+        assert tree.code == 1, tree
+        assert "still running: stop-me-child" in tree.out and child not in tree.out
+        assert "t3tui interrupt stop-me-child --force" in tree.out
+        assert active_run(backend, child)
+
+        forced = await cli("interrupt", "stop-me-child", "--force", *args)
+        assert forced.code == 0, forced
+        assert forced.out.startswith("force-stopped: run "), forced.out
+        assert active_run(backend, child) is None
+        live = [e for e in backend.engine.projection(child).provider_sessions
+                    if e.status not in ("stopped", "error")]
+        assert live == []
+
+        again = await cli("interrupt", "stop-me-child", "--force", *args)
+        assert again.code == 1 and again.out.startswith("nothing to interrupt"), again
+    assert force.FORCE_REASON == flows.FORCE_REASON  # what the app's forced stop sends
 
 
 def readme_exit_codes() -> dict[str, set[str]]:
