@@ -24,6 +24,7 @@ from t3tui.model.labels import (
     age,
     evidence_summary,
     glyph,
+    middle_truncate,
     one_line,
     provider_text,
     reason_detail,
@@ -141,6 +142,7 @@ class Column:
     cells: list[Text]
     shrink_to: int | None = None  # None: never cut
     right: bool = False
+    middle: bool = False  # cut in the middle (`head…tail`): ids, as `find_thread` takes them
 
     @property
     def natural(self) -> int:
@@ -150,7 +152,8 @@ class Column:
 def fit(columns: list[Column], width: int | None, droppable: Sequence[str]) -> list[int]:
     """Column widths within `width`. In turn: leave out the first droppable column; cut the
     shrinkable ones (widest first) down to their minimum; leave out the next droppable ones,
-    one at a time. A state, an age or an id is never cut; width 0 leaves a column out."""
+    one at a time. A state or an age is never cut (an id only in the middle, `Column.middle`);
+    width 0 leaves a column out."""
     if width is None:
         return [c.natural for c in columns]
     stages = [(0, False), (1, False), *((n, True) for n in range(1, len(droppable) + 1))]
@@ -180,8 +183,11 @@ def table_lines(columns: list[Column], widths: list[int]) -> Iterator[Text]:
     for cells in rows:
         line = Text()
         for n, (cell, (column, w)) in enumerate(zip(cells, shown, strict=True)):
-            cell = cell.copy()
-            cell.truncate(w, overflow="ellipsis")
+            if column.middle and cell.cell_len > w:
+                cell = Text(middle_truncate(cell.plain, w), style=cell.style)
+            else:
+                cell = cell.copy()
+                cell.truncate(w, overflow="ellipsis")
             pad = " " * (w - cell.cell_len)
             if column.right:
                 line.append(pad)
@@ -200,9 +206,12 @@ def thread_table(view: SupervisorView, width: int | None) -> Iterator[Text]:
         Column("STATE", [state_label(r.state) for r in rows]),
         Column("FOR", [Text(age(r.state_since, view.now)) for r in rows], right=True),
         Column("THREAD", titles, shrink_to=16),
-        Column("DETAIL", [detail_text(r) for r in rows], shrink_to=12),
+        # the detail says why a row is in its state: it keeps more room than the id, which
+        # is still found (`find_thread`) when cut in the middle
+        Column("DETAIL", [detail_text(r) for r in rows], shrink_to=24),
         Column("PROVIDER", [Text(provider_text(r), style="dim") for r in rows], shrink_to=12),
-        Column("ID", [Text(short_id(r.id), style="dim") for r in rows]),
+        Column("ID", [Text(short_id(r.id), style="dim") for r in rows], shrink_to=12,
+               middle=True),
     ]
     columns = [c for c in columns if c.header in ("STATE", "THREAD") or any(c.cells)]
     yield from table_lines(columns, fit(columns, width, ("PROVIDER", "FOR", "DETAIL")))

@@ -50,6 +50,7 @@ from t3tui.tui.source import Source
 from t3tui.tui.tree_actions import TreeActionsMixin
 from t3tui.tui.triage_actions import TriageMixin
 from t3tui.tui.widgets.env_tree import EnvThreadTree
+from t3tui.tui.widgets.footer import KeyFooter
 from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
 from t3tui.tui.widgets.replay_bar import ReplayBar
 from t3tui.tui.widgets.thread_tree import ThreadTree, TreeHeader
@@ -150,7 +151,7 @@ class SupervisorApp(RenderMixin, TriageMixin, ActionsMixin, TreeActionsMixin, Ap
         if self.replaying:
             yield ReplayBar(id="replay-bar")
         yield StatusBar(id="status")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if self._handle_signals:

@@ -241,8 +241,9 @@ class ThreadTree(RowStyled, Tree[str]):
         return super().get_label_width(node)
 
     def _width(self) -> int:
-        """The width of a tree line (the scrollbar's column is always kept, see styles)."""
-        return self.size.width or 80
+        """The width of a tree line: left of the scrollbar's column, which is always kept
+        (see styles), so no column's text runs under it."""
+        return self.scrollable_content_region.width or 80
 
     def _look(self, stale: bool) -> tuple[RowStyles, bool, int]:
         look = (self.row_styles(), stale, self._width())
