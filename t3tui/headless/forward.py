@@ -22,6 +22,7 @@ from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread,
 from t3tui.headless.proof import add_proof_arguments, apply_records, homes_from
 from t3tui.headless.render import title_of
 from t3tui.model.forwarding import forward_refusal, forward_text, unheard_answer, unheard_text
+from t3tui.model.labels import short_id
 from t3tui.proof.records import RecordReader
 from t3tui.protocol.commands import MessageDispatch, QueueAfterActive, StartImmediately
 
@@ -55,7 +56,12 @@ def confirmed(args: argparse.Namespace) -> bool:
         return True
     if not sys.stdin.isatty():
         raise Refused("not sent: confirm with --yes (the exact text is above)")
-    return input("Send this to the parent? [y/N] ").strip().casefold() in ("y", "yes")
+    try:
+        answer = input("Send this to the parent? [y/N] ")
+    except EOFError:  # Ctrl-D, or the terminal went away: that is a no, not a traceback
+        print()
+        return False
+    return answer.strip().casefold() in ("y", "yes")
 
 
 async def forward(on: OnThread, out: Console, args: argparse.Namespace) -> int:
@@ -73,7 +79,7 @@ async def forward(on: OnThread, out: Console, args: argparse.Namespace) -> int:
         raise Refused(why_not)
     parent = on.view.row(child.task.parent_thread_id) if child.task else None
     if parent is None:
-        raise CommandError(f"{child.id}'s parent is not on this server")
+        raise CommandError(f"{short_id(child.id)}'s parent is not on this server")
     text = unheard_text(child, *unheard) if unheard is not None else forward_text(child)
     out.print(Text("To ", style="bold").append(title_of(parent, parent.id)).append(":", style="bold"))
     out.print(Text(text))  # plain text: agent words are never markup

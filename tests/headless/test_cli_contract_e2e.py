@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import sys
 import time
@@ -148,3 +149,24 @@ def test_every_commands_help_and_the_readme_state_the_same_exit_codes() -> None:
         assert helps[command] == codes, (command, helps[command], codes)
     # the headless commands share one contract: 2 is an error for every one of them
     assert all("2" in helps[c] for c in readme)
+
+
+async def test_end_of_input_at_forwards_prompt_is_not_confirmed_not_a_traceback() -> None:
+    async with running_backend(scenario="pending-delivery",
+                               scenario_params={"step": 1}) as backend:
+        primary, secondary = os.openpty()  # forward asks only on a terminal
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "t3tui", "forward", "wave-1", "--force",
+                *server_args(backend), stdin=secondary, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE)
+            os.write(primary, b"\x04")  # Ctrl-D: the terminal keeps it until the prompt reads
+            out, err = await asyncio.wait_for(proc.communicate(), 30)
+        finally:
+            os.close(primary)
+            os.close(secondary)
+        assert "Traceback" not in err.decode() and "EOFError" not in err.decode(), err.decode()
+        assert proc.returncode == 1, (out.decode(), err.decode())
+        assert out.decode().rstrip().endswith("not sent")
+        assert not any(m.role == "user" and "forwarded by t3tui" in m.text
+                       for m in backend.engine.projection("thread-waves").messages)
