@@ -28,6 +28,7 @@ from t3tui.model.status_json import (
     EnvironmentStatus,
     environments_document,
     environments_exit_code,
+    status_document,
 )
 from t3tui.proof.records import RecordReader
 
@@ -101,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
                 url = session.target.base_url
         if args.json:
             live = not args.replay and args.t3_db is None
-            print(json.dumps(view.to_status_json(url if live else None), indent=2,
+            print(json.dumps(status_document(view, url if live else None), indent=2,
                              default=str))
         else:
             out = console()

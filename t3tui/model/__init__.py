@@ -5,7 +5,7 @@ from t3tui.model.checkin import CheckIn, CheckInPlan, CheckInVerdict, checkin_ve
 from t3tui.model.config import DetectorConfig
 from t3tui.model.findings import Finding
 from t3tui.model.rows import PendingRequest, SupervisorView, TaskInfo, ThreadRow
-from t3tui.model.status_json import exit_code
+from t3tui.model.status_json import exit_code, status_document
 from t3tui.model.supervisor import Supervisor
 from t3tui.model.wire import ModelInputError
 
@@ -27,4 +27,5 @@ __all__ = [
     "checkin_verdict",
     "exit_code",
     "plan_checkin",
+    "status_document",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final
+from typing import Final
 
 from t3tui.model.findings import Finding
 
@@ -123,14 +123,10 @@ class SupervisorView:
             stack.extend(reversed(child.children))
         return found
 
-    def to_status_json(self, url: str | None = None) -> dict[str, Any]:
-        """The `t3tui status --json` document (docs/STATUS_JSON.md) of the server at `url`."""
-        from t3tui.model.status_json import status_document
-
-        return status_document(self, url)
-
     @property
     def exit_code(self) -> int:
-        from t3tui.model.status_json import exit_code
+        """0 when nothing is flagged, 1 when any finding holds (stuck, serialized, phantom, ...).
 
-        return exit_code(self)
+        The `t3tui status --json` document is `model.status_json.status_document(view, url)`,
+        a function of its own so that this module does not import the one that renders it."""
+        return 1 if self.findings else 0

@@ -15,8 +15,8 @@ SCHEMA_VERSION = 1
 
 
 def exit_code(view: SupervisorView) -> int:
-    """0 when nothing is flagged, 1 when any finding holds (stuck, serialized, phantom, ...)."""
-    return 1 if view.findings else 0
+    """The process exit code for a view: the rule is `SupervisorView.exit_code`'s."""
+    return view.exit_code
 
 
 def finding_json(f: Finding) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from t3tui.client.feed import _decode
-from t3tui.model import Supervisor
+from t3tui.model import Supervisor, status_document
 from t3tui.model.wire import as_wire
 from t3tui.protocol import decode_shell_item, decode_thread_item
 from t3tui.protocol.stream import ThreadUpdated
@@ -70,7 +70,7 @@ def status_after(frames: list[dict[str, Any]], decode_once: bool, now: datetime)
             sup.apply_shell(item)
         else:
             sup.apply_thread(frame["threadId"], item)
-    return sup.view(now).to_status_json()
+    return status_document(sup.view(now))
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 import t3tui.model.index as index_module
-from t3tui.model import ModelInputError, Supervisor
+from t3tui.model import ModelInputError, Supervisor, status_document
 from t3tui.protocol import decode_shell_item, decode_thread_item
 from tests.model import factory as f
 from tests.model.replay import feed, load, supervisor, view_at
@@ -75,10 +75,10 @@ def test_thread_cursor_tracks_events_and_drops_replays():
     cursor = sup.cursor_thread(READY_CHILD)
     events = [fr for fr in doc["live"] if fr.get("threadId") == READY_CHILD and fr["item"]["kind"] == "event"]
     assert cursor == events[-1]["item"]["sequence"]
-    before = view_at(sup, 141).to_status_json()
+    before = status_document(view_at(sup, 141))
     for fr in events:                                  # an overlapping replay after a resume
         sup.apply_thread(READY_CHILD, decode_thread_item(fr["item"]))
-    assert view_at(sup, 141).to_status_json() == before
+    assert status_document(view_at(sup, 141)) == before
     assert sup.cursor_thread(READY_CHILD) == cursor
 
 
@@ -99,7 +99,7 @@ def test_thread_snapshot_replaces_projection():
 def test_snapshot_then_live_matches_live_only():
     live = supervisor("overlapping_async")
     fresh = supervisor("overlapping_async", fresh=True)
-    assert view_at(live, 300).to_status_json() == view_at(fresh, 300).to_status_json()
+    assert status_document(view_at(live, 300)) == status_document(view_at(fresh, 300))
 
 
 def test_synchronized_and_stale():
@@ -146,13 +146,13 @@ def test_task_row_without_child_thread_shows_as_creating():
 ])
 def test_bad_shell_item_raises_a_clear_error_and_changes_nothing(item):
     sup = supervisor("tree", until="built")
-    before = view_at(sup, 100).to_status_json()
+    before = status_document(view_at(sup, 100))
     cursor = sup.cursor_shell
     with pytest.raises(ModelInputError) as info:
         sup.apply_shell(item)
     assert str(info.value)
     assert sup.cursor_shell == cursor
-    assert view_at(sup, 100).to_status_json() == before
+    assert status_document(view_at(sup, 100)) == before
 
 
 @pytest.mark.parametrize("item", [
@@ -164,11 +164,11 @@ def test_bad_shell_item_raises_a_clear_error_and_changes_nothing(item):
 def test_bad_thread_item_raises_and_keeps_cursor(item):
     sup = supervisor("seed004_detached")
     cursor = sup.cursor_thread(READY_CHILD)
-    before = view_at(sup, 141).to_status_json()
+    before = status_document(view_at(sup, 141))
     with pytest.raises(ModelInputError):
         sup.apply_thread(READY_CHILD, item)
     assert sup.cursor_thread(READY_CHILD) == cursor
-    assert view_at(sup, 141).to_status_json() == before
+    assert status_document(view_at(sup, 141)) == before
 
 
 def test_unknown_kinds_and_event_types_are_kept_moving():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from t3tui.model import Supervisor, changes, exit_code
+from t3tui.model import Supervisor, changes, exit_code, status_document
 from tests.model.factory import shell_row, task_ids
 from tests.model.replay import supervisor, view_at
 
@@ -15,7 +15,7 @@ FINDING_KEYS = {"kind", "threadId", "rule", "reason", "evidence"}
 
 
 def test_status_document_has_the_documented_keys_and_is_json():
-    doc = view_at(supervisor("seed004_detached"), 141).to_status_json()
+    doc = status_document(view_at(supervisor("seed004_detached"), 141))
     json.dumps(doc)
     assert doc["schemaVersion"] == 1 and doc["exitCode"] == 1
     assert all(set(t) >= THREAD_KEYS for t in doc["threads"])

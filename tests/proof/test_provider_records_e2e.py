@@ -13,6 +13,7 @@ import pytest
 
 from t3tui.backend.provider.faults import SETTLE_DROPS_CHILD_SUBSCRIPTION
 from t3tui.backend.testing import running_backend
+from t3tui.model import status_document
 from t3tui.model.provider_record import FOUND, MISSING
 from t3tui.proof.homes import ProofHomes
 from tests.headless.cli import cli, server_args
@@ -137,7 +138,7 @@ async def test_a_record_with_secrets_is_quoted_by_markers_and_a_short_excerpt_on
         assert secret in rollout_of(backend, child).read_text()  # the record holds it whole
         view, sup = await view_with_records(backend, ProofHomes(home, None), ahead_s=60)
         [finding] = [f for f in view.findings if f.kind == UNHEARD]
-        doc = view.to_status_json()
+        doc = status_document(view)
         from_record = json.dumps(doc["findings"], default=str)
         assert secret not in from_record, from_record
         assert "lorem ipsum" in from_record, from_record
