@@ -15,6 +15,7 @@ from t3tui.client.checkin import run_checkin
 from t3tui.headless import common
 from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, OnThread
 from t3tui.headless.render import finding_lines, print_lines, title_of
+from t3tui.headless.thread_command import run_on_thread
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -50,7 +51,7 @@ def not_blank(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    return common.run_on_thread(args, checkin)
+    return run_on_thread(args, checkin)
 
 
 async def checkin(on: OnThread, out: Console, args: argparse.Namespace) -> int:

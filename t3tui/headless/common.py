@@ -65,9 +65,20 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="give up when not connected and synchronized within S seconds (default: 15)",
     )
-    from t3tui.headless.environments import add_env_arguments
-
     add_env_arguments(parser)
+
+
+def add_env_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--env", dest="envs", action="append", metavar="NAME=URL", default=argparse.SUPPRESS,
+        help="a named server, repeatable (token: T3TUI_TOKEN_<NAME> or the config's "
+             "[environments.NAME] token_command); THREAD may then be NAME:THREAD",
+    )
+    parser.add_argument(
+        "--config", metavar="PATH", default=argparse.SUPPRESS,
+        help="config file with [environments.NAME] tables (default: "
+             "~/.config/t3tui/config.toml)",
+    )
 
 
 def add_thread_command(
@@ -177,22 +188,6 @@ class OnThread:
     row: ThreadRow
 
 
-@contextlib.asynccontextmanager
-async def on_thread(args: argparse.Namespace) -> AsyncIterator[OnThread]:
-    """`supervised`, then the thread `args.thread` names (CommandError when none or several).
-    With several environments, the one the thread is in (`NAME:THREAD`, or found in one)."""
-    from t3tui.headless.environments import environments_of, on_env_thread
-
-    envs = environments_of(args)
-    if envs:
-        async with on_env_thread(args, envs) as on:
-            yield on
-        return
-    async with supervised(args) as (session, supervisor):
-        view = supervisor.view(now())
-        yield OnThread(session, supervisor, view, find_thread(view, args.thread))
-
-
 @dataclass(frozen=True)
 class Sent:
     """What became of a command: `refused` (the refusal is printed), or the thread's row once
@@ -224,23 +219,6 @@ async def send_and_confirm(
         return row if row is not None and effect(row) else None
 
     return Sent(refused=False, row=await on.session.wait_until(shown, timeout))
-
-
-def run_on_thread(
-    args: argparse.Namespace,
-    body: Callable[[OnThread, Console, argparse.Namespace], Awaitable[int]],
-) -> int:
-    """Run a THREAD subcommand: connect, find the thread; `body(on, out, args)` gives the
-    exit code."""
-    from t3tui.headless.render import console
-
-    out = console()
-
-    async def main() -> int:
-        async with on_thread(args) as on:
-            return await body(on, out, args)
-
-    return run_async(main)
 
 
 def run_async(main: Callable[[], Awaitable[int]]) -> int:

@@ -18,6 +18,7 @@ from t3tui.client.outcome import new_command_id
 from t3tui.headless import common
 from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, OnThread, Refused
 from t3tui.headless.render import title_of
+from t3tui.headless.thread_command import run_on_thread
 from t3tui.model.forwarding import delivery_refusal
 from t3tui.protocol.commands import (
     DelegatedTaskCompletionDeliveryAcknowledge,
@@ -51,7 +52,7 @@ def run_action(action: str) -> Callable[[argparse.Namespace], int]:
     async def body(on: OnThread, out: Console, args: argparse.Namespace) -> int:
         return await settle_delivery(on, out, args, action)
 
-    return lambda args: common.run_on_thread(args, body)
+    return lambda args: run_on_thread(args, body)
 
 
 async def settle_delivery(on: OnThread, out: Console, args: argparse.Namespace, action: str) -> int:

@@ -23,19 +23,6 @@ from t3tui.headless.common import CommandError, OnThread, find_thread, now, supe
 from t3tui.model import Supervisor
 
 
-def add_env_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--env", dest="envs", action="append", metavar="NAME=URL", default=argparse.SUPPRESS,
-        help="a named server, repeatable (token: T3TUI_TOKEN_<NAME> or the config's "
-             "[environments.NAME] token_command); THREAD may then be NAME:THREAD",
-    )
-    parser.add_argument(
-        "--config", metavar="PATH", default=argparse.SUPPRESS,
-        help="config file with [environments.NAME] tables (default: "
-             "~/.config/t3tui/config.toml)",
-    )
-
-
 def environments_of(args: argparse.Namespace) -> list[Environment]:
     """The environments `args` name (empty: one server, by --url or T3TUI_URL)."""
     flags = getattr(args, "envs", None)

@@ -21,6 +21,7 @@ from t3tui.headless import common
 from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread, Refused
 from t3tui.headless.proof import add_proof_arguments, apply_records, homes_from
 from t3tui.headless.render import title_of
+from t3tui.headless.thread_command import run_on_thread
 from t3tui.model.forwarding import forward_refusal, forward_text, unheard_answer, unheard_text
 from t3tui.model.labels import short_id
 from t3tui.proof.records import RecordReader
@@ -48,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return common.run_on_thread(args, forward)
+    return run_on_thread(args, forward)
 
 
 def confirmed(args: argparse.Namespace) -> bool:

@@ -23,6 +23,7 @@ from t3tui.headless import common
 from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread
 from t3tui.headless.force import force_stop
 from t3tui.headless.render import title_of
+from t3tui.headless.thread_command import run_on_thread
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.model.forwarding import stop_order
 from t3tui.model.labels import short_id
@@ -86,7 +87,7 @@ def pick_target(view: SupervisorView, row: ThreadRow, args: argparse.Namespace) 
 
 
 def run(args: argparse.Namespace) -> int:
-    return common.run_on_thread(args, interrupt)
+    return run_on_thread(args, interrupt)
 
 
 async def interrupt(on: OnThread, out: Console, args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ from t3tui.client.settle_guard import settle_risks
 from t3tui.headless import common
 from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, OnThread
 from t3tui.headless.render import title_of
+from t3tui.headless.thread_command import run_on_thread
 from t3tui.model.labels import short_id
 from t3tui.protocol.commands import ThreadSettle
 
@@ -58,7 +59,7 @@ async def refused(on: OnThread) -> list[Text]:
 
 
 def run(args: argparse.Namespace) -> int:
-    return common.run_on_thread(args, settle)
+    return run_on_thread(args, settle)
 
 
 async def settle(on: OnThread, out: Console, args: argparse.Namespace) -> int:
