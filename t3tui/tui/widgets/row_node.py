@@ -11,24 +11,31 @@ the row, the moment or the tree's look (`ThreadTree.look_generation`) changed.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from rich.text import Text
+from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from t3tui.model import ThreadRow
 
-if TYPE_CHECKING:
-    from t3tui.tui.widgets.thread_tree import ThreadTree
-
 _BLANK = Text()
+
+
+class DrawingTree(Protocol):
+    """What a `RowNode` needs from the tree that holds it (`ThreadTree`), named here so that
+    this module does not import the tree's, which imports this one."""
+
+    look_generation: int
+
+    def draw(self, node: RowNode) -> Text: ...
 
 
 class RowNode(TreeNode[str]):
     """`data` is the thread id; `row`/`now` what the label is drawn from; `depth` its depth
     under the tree's (hidden) root, fixed while the node lives (a move is a new node)."""
 
-    def __init__(self, tree: ThreadTree, parent: TreeNode[str], row: ThreadRow,
+    def __init__(self, tree: Tree[str], parent: TreeNode[str], row: ThreadRow,
                  now: datetime, depth: int, *, expanded: bool) -> None:
         self.row, self.now, self.depth = row, now, depth
         self._text: Text | None = None
@@ -41,7 +48,7 @@ class RowNode(TreeNode[str]):
 
     @property  # type: ignore[override]
     def _label(self) -> Text:
-        tree: ThreadTree = self._tree  # type: ignore[assignment]
+        tree: DrawingTree = self._tree  # type: ignore[assignment]
         if self._text is None or self._text_generation != tree.look_generation:
             self._text = tree.draw(self)
             self._text_generation = tree.look_generation
@@ -61,6 +68,6 @@ class RowNode(TreeNode[str]):
 
     def shows(self, drawn: object) -> bool:
         """Its painted label is current and was made of `drawn` (cells, indent)."""
-        tree: ThreadTree = self._tree  # type: ignore[assignment]
+        tree: DrawingTree = self._tree  # type: ignore[assignment]
         return (self._text is not None and self._text_generation == tree.look_generation
                 and self.drawn == drawn)
