@@ -8,23 +8,36 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from t3tui.backend.engine.config import DEFAULT_PROJECT_ID
+from t3tui.backend.engine.core import Core
 from t3tui.backend.engine.delivery import delivery_state
 from t3tui.backend.engine.ids import client_request_id_of
 from t3tui.backend.engine.projection import TERMINAL_TASK
 from t3tui.backend.engine.tasks import SETTLED_DELIVERY
+from t3tui.backend.provider import ScriptedProvider
 from t3tui.backend.scenarios import Scenario, ScenarioError
-
-if TYPE_CHECKING:
-    from t3tui.backend.engine.service import Engine
 
 DEFAULT_WAIT_MS = 60_000
 
 
+class ScenarioEngine(Protocol):
+    """What a scenario drives: the parts of `service.Engine` it uses, named here so that this
+    module does not import the engine's, which runs scenarios through this one."""
+
+    core: Core
+    providers: dict[str, ScriptedProvider]
+
+    async def dispatch(self, command: Any) -> int: ...
+
+    async def launch_thread(self, inp: Any) -> dict[str, Any]: ...
+
+    def shell_row_wire(self, thread_id: str) -> dict[str, Any] | None: ...
+
+
 class ScenarioRunner:
-    def __init__(self, engine: Engine, scenario: Scenario) -> None:
+    def __init__(self, engine: ScenarioEngine, scenario: Scenario) -> None:
         self.engine = engine
         self.scenario = scenario
         self.aliases: dict[str, str] = {}
