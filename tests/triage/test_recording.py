@@ -21,6 +21,7 @@ from t3tui.client.secret import resolve_target
 from t3tui.client.session import Session
 from t3tui.model import Supervisor
 from tests.triage.flows import LiveRun
+from tests.triage.reading import recording_when
 
 pytestmark = pytest.mark.e2e
 
@@ -60,8 +61,9 @@ async def test_reconnects_show_the_gap_and_the_resume_and_no_token_is_written(
         runner = asyncio.create_task(session.run())
         try:
             await session.wait_synchronized(15)
-            grown = read_recording(path)  # readable while it grows, before any close
-            assert grown.lines and grown.warnings == []
+            # readable while it grows, before any close: once the writer thread has flushed
+            grown = await recording_when(path, lambda r: r.lines, what="the first lines")
+            assert grown.warnings == []
             with pytest.raises(ConnectionLost):  # a defect: the server drops the socket
                 await asyncio.wait_for(session.call("orchestration.noSuchMethod", {}), 5)
             await session.wait_synchronized(15)
