@@ -37,6 +37,13 @@ HEADER_KEY = "t3tuiRecording"
 _STOP = object()
 
 
+@dataclass(frozen=True)
+class _Sync:
+    """A marker in the queue: set `done` once everything before it is flushed."""
+
+    done: threading.Event
+
+
 def stamp(epoch: float) -> str:
     """Fixed-width UTC time with microseconds (`2026-12-02T05:17:45.123456Z`)."""
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -106,6 +113,16 @@ class Recorder:
         """A client-side fact the frames do not carry (a check-in's deadline)."""
         self._put(("note", {"note": kind, kind: data}))
 
+    def sync(self, timeout: float = 10.0) -> bool:
+        """Block until everything queued before this call is written and flushed (a reader
+        then sees it); False when `timeout` passed first. Never call it on the event loop."""
+        if self._closed:
+            self._thread.join(timeout=timeout)
+            return not self._thread.is_alive()
+        done = threading.Event()
+        self._queue.put(_Sync(done))
+        return done.wait(timeout)
+
     def close(self) -> None:
         """Write what is queued, end the gzip stream, close the file. Idempotent."""
         if self._closed:
@@ -128,6 +145,12 @@ class Recorder:
                 entry = self._queue.get()
                 if entry is _STOP:
                     break
+                if isinstance(entry, _Sync):
+                    if self._header_written:
+                        self._file.write(compressor.flush(zlib.Z_SYNC_FLUSH))
+                        self._file.flush()
+                    entry.done.set()
+                    continue
                 if not self._header_written:
                     # the header carries the descriptor: hold frames until the first connect
                     pending.append(entry)

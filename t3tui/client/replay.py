@@ -3,7 +3,8 @@
 `Replay.seek(t)` applies, in file order, every line recorded at or before `t`, exactly as the
 client's feed applied them live: stream chunks are decoded, items at or below a stream's
 cursor dropped, the rest handed to the sink; a closed connection marks the sink stale; a
-check-in note records the check-in (its deadline exists only on the client side). Detectors
+check-in note records the check-in (its deadline exists only on the client side); a provider
+record or protocol log note hands the supervisor what the proof layer found then. Detectors
 then run at `now = t`, so a finding appears on the replay clock when it appeared live.
 Seeking backwards starts again from the first line (a new sink from `new_sink`).
 
@@ -33,6 +34,8 @@ from t3tui.client.state import (
     Syncing,
 )
 from t3tui.model.checkin import CheckIn
+from t3tui.model.proof_wire import log_from_wire, record_from_wire
+from t3tui.model.provider_record import ProviderRecord
 from t3tui.model.wire import keep_wire
 from t3tui.protocol import ProtocolError
 from t3tui.protocol.methods import DISPATCH_COMMAND, SUBSCRIBE_SHELL, SUBSCRIBE_THREAD
@@ -78,11 +81,13 @@ class ConnectionEvent:
 
 @dataclass
 class ReplayLog:
-    """What the client did and saw, in order: commands, check-ins, connection changes."""
+    """What the client did and saw, in order: commands, check-ins, connection changes, the
+    provider records the proof layer read (moment, thread id, record)."""
 
     commands: list[SentCommand] = field(default_factory=list)
     checkins: list[tuple[float, CheckIn]] = field(default_factory=list)
     connections: list[ConnectionEvent] = field(default_factory=list)
+    records: list[tuple[float, str, ProviderRecord]] = field(default_factory=list)
 
 
 class Replay:
@@ -169,6 +174,8 @@ class Replay:
             self._connection(line, at)
         elif line.get("note") == "checkin":
             self._checkin(line.get("checkin"), at)
+        elif line.get("note") in ("providerRecord", "protocolLog"):
+            self._proof(line["note"], line.get(line["note"]), at)
 
     def _connection(self, line: dict[str, Any], at: float) -> None:
         if line.get("connection") == "open":
@@ -302,6 +309,19 @@ class Replay:
             return
         self.sink.record_checkin(checkin)
         self.log.checkins.append((at, checkin))
+
+    def _proof(self, kind: str, data: Any, at: float) -> None:
+        """What the proof layer found, as the live supervisor got it (None: forgotten)."""
+        if not isinstance(data, dict) or not isinstance(data.get("threadId"), str):
+            return
+        thread_id = data["threadId"]
+        if kind == "providerRecord":
+            record = record_from_wire(data.get("record"))
+            self.sink.set_provider_record(thread_id, record)
+            if record is not None:
+                self.log.records.append((at, thread_id, record))
+        else:
+            self.sink.set_protocol_log(thread_id, log_from_wire(data.get("log")))
 
     def _checkin_refused(self, sent: SentCommand, reason: str) -> None:
         command_id = sent.command.get("commandId")

@@ -26,6 +26,7 @@ from t3tui.client.session import Session
 from t3tui.client.state import Failed
 from t3tui.model import DetectorConfig, Supervisor, SupervisorView
 from t3tui.model.checkin import CheckIn
+from t3tui.model.detectors.proof import PROVIDER_NAMES
 from t3tui.model.labels import FINDING_WORDS
 from t3tui.model.report import (
     ActionDone,
@@ -72,7 +73,8 @@ class TriageRun:
         replay = Replay(self.recording, self.new_sink, tracker.feed)
         scan = _Scan(replay, watched)
         scan.run(at)
-        moments = tracker.moments + scan.moments + _client_moments(replay)
+        moments = (tracker.moments + scan.moments + _client_moments(replay)
+                   + _record_moments(replay, watched))
         source = dict(self.source, **{"from": _iso(self.recording.start),
                                       "to": _iso(self.recording.end)})
         return TriageInput(
@@ -193,7 +195,7 @@ def _client_moments(replay: Replay) -> list[Moment]:
         if sent.command.get("commandId") in checkin_commands:
             text = f"command sent: {sent.type} (the check-in)"
         else:
-            text = f"command sent by the user: {sent.type}"
+            text = f"command sent by t3tui: {sent.type}"
         moments.append(Moment(sent.at, "command", sent.thread_id, text))
         if sent.outcome_at is not None:
             outcome = {"accepted": "server accepted", "rejected": "server refused",
@@ -209,6 +211,26 @@ def _client_moments(replay: Replay) -> list[Moment]:
         else:
             moments.append(Moment(event.at, "connection", None, "connection lost",
                                   detail=event.detail))
+    return moments
+
+
+def _record_moments(replay: Replay, watched: list[str]) -> list[Moment]:
+    """Each turn a provider's own record ended, once, at the moment it says: the line of the
+    timeline T3 never showed when it never heard."""
+    moments: list[Moment] = []
+    seen: set[tuple[str, str, int]] = set()
+    for _at, thread_id, record in replay.log.records:
+        if thread_id not in watched:
+            continue
+        who = PROVIDER_NAMES.get(record.driver, record.driver)
+        for turn in record.turns:
+            key = (thread_id, record.native_id, turn.line)
+            if not turn.terminal or turn.ended_at is None or key in seen:
+                continue
+            seen.add(key)
+            moments.append(Moment(turn.ended_at.timestamp(), "record", thread_id,
+                                  f"{who}'s own record: turn {turn.status} ({turn.marker}, "
+                                  f"line {turn.line})", detail=turn.last_message or ""))
     return moments
 
 

@@ -9,8 +9,12 @@ the few I/O operations the actions need. `LiveSource` wraps the client's `Sessio
 from __future__ import annotations
 
 import asyncio
+import logging
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from t3tui.client.backoff import Backoff
@@ -34,6 +38,7 @@ from t3tui.proof.homes import OFF, ProofHomes
 from t3tui.proof.records import RecordReader
 from t3tui.tui.transcripts import TranscriptStore
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 BACKEND_POLL_S = 0.5  # how often an embedded backend is checked for life
 Clock = Callable[[], datetime]
@@ -98,7 +103,13 @@ class TeeSink:
 
 
 class LiveSource:
-    """A real T3 V2 server through the client's `Session`."""
+    """A real T3 V2 server through the client's `Session`.
+
+    The session is always recorded: to the `--record` file (`record_to`), else to a private
+    file of its own (removed when the source stops), so that a report (`w`) rests on the
+    whole session: the commands this app sent, what the proof layer found (noted in the
+    recording as it changes) and the moment each finding first appeared.
+    """
 
     def __init__(
         self,
@@ -129,18 +140,44 @@ class LiveSource:
         )
         self.state = self._session.state
         self.recorder = recorder
+        self._own_recording: str | None = None  # the folder of the session's own recording
 
     async def run(self) -> None:
+        if self.recorder is None:
+            self._keep_own_recording()
         records = None
         if self.proof.enabled:
             records = asyncio.create_task(
-                follow_records(self.supervisor, RecordReader(self.proof)), name="t3tui-records")
+                follow_records(self.supervisor, RecordReader(self.proof), note=self._session.note),
+                name="t3tui-records")
         try:
             await self._run()
         finally:
             if records is not None:
                 records.cancel()
                 await asyncio.gather(records, return_exceptions=True)
+            self._drop_own_recording()
+
+    def _keep_own_recording(self) -> None:
+        """Record the session to a private temporary file (a folder only this user reads);
+        without one (no temporary space) a report falls back to a fresh short session."""
+        try:
+            folder = tempfile.mkdtemp(prefix="t3tui-session-")
+            self.recorder = Recorder(Path(folder) / "session.ndjson.gz",
+                                     url=self._session.target.base_url)
+        except OSError as exc:
+            log.warning("no recording of this session for its reports: %s", exc)
+            return
+        self._own_recording = folder
+        self._session.recorder = self.recorder
+
+    def _drop_own_recording(self) -> None:
+        if self._own_recording is None:
+            return
+        if self.recorder is not None:
+            self.recorder.close()
+        shutil.rmtree(self._own_recording, ignore_errors=True)
+        self._own_recording = None
 
     async def _run(self) -> None:
         if self._backend_exit is None:
@@ -173,11 +210,20 @@ class LiveSource:
         return self.recorder
 
     async def triage_recording(self) -> Recording:
-        """What a report rests on: this session's recording so far (`--record`), else a
-        short recording of a fresh session (the server's snapshots)."""
+        """What a report rests on: this session's recording so far (once its writer has
+        caught up), else a short recording of a fresh session (the server's snapshots)."""
         if self.recorder is not None:
-            return read_recording(self.recorder.path)
+            recorder = self.recorder
+            await asyncio.to_thread(recorder.sync)
+            return await asyncio.to_thread(read_recording, recorder.path)
         return await snapshot_recording(self._session.target)
+
+    def report_source(self) -> dict[str, Any]:
+        """How a report names what it rests on (`t3tui.model.report.markdown`)."""
+        if self.recorder is not None and self._own_recording is None:
+            return {"kind": "recording", "path": str(self.recorder.path)}
+        return {"kind": "session" if self._own_recording else "live",
+                "url": self._session.target.base_url}
 
     def on_update(self, callback: Callable[[StreamUpdate], None]) -> Callable[[], None]:
         return self._session.on_update(callback)

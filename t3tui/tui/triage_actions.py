@@ -100,12 +100,16 @@ class TriageMixin(_Base):
             try:
                 recording = await source.triage_recording()
                 if getattr(source, "replay", None) is None:
-                    # live, the report is as of now: a fresh short session (no --record)
-                    # begins after the key was pressed, and would leave nothing before `at`
+                    # live, the report is as of now: a fresh short session (when the app
+                    # could not record its own) begins after the key was pressed, and would
+                    # leave nothing before `at`
                     at = max(at, recording.end)
 
+                named = getattr(source, "report_source", None)
+
                 def build() -> tuple[str, Path]:
-                    run = TriageRun(recording, source.supervisor.config)
+                    run = TriageRun(recording, source.supervisor.config,
+                                    named() if named is not None else None)
                     doc = build_report(run.gather(thread_id, at))
                     markdown = render_markdown(doc)
                     return markdown, save_report(markdown, self.report_dir,

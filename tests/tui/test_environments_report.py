@@ -57,8 +57,8 @@ async def test_report_key_writes_the_report_from_the_threads_own_environment(
         laptop = await stack.enter_async_context(open_backend(options(tmp_path / "laptop")))
         devbox = await stack.enter_async_context(open_backend(options(tmp_path / "devbox")))
         source = MultiSource([env("laptop", laptop), env("devbox", devbox)])
-        # devbox records its session (its report shows what was done); laptop does not (its
-        # report rests on a fresh short session, as a one-server app without --record)
+        # devbox records its session to a file; laptop does not (its report rests on its
+        # session's own recording, not kept, as a one-server app without --record)
         recorder = source.environments[1].source.record_to(str(tmp_path / "devbox.ndjson.gz"))
         stack.callback(recorder.close)
         app = SupervisorApp(source, config=TuiConfig(bell=False, confirm_timeout_s=15))
@@ -90,7 +90,7 @@ async def test_report_key_writes_the_report_from_the_threads_own_environment(
             done = body.partition("## What was done")[2]
             assert re.search(r"^\| [0-9:.]+ \| thread\.settle \| Seed 004 parent \| accepted \| "
                              r"[0-9:.]+ thread settled \|$", done, re.MULTILINE), done
-            assert re.search(r"^[0-9:.]{12} .*command sent by the user: thread\.settle$", body,
+            assert re.search(r"^[0-9:.]{12} .*command sent by t3tui: thread\.settle$", body,
                              re.MULTILINE)  # the UTC timeline
 
             # laptop's child (its id holds another provider session's): its own report

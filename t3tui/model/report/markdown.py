@@ -68,9 +68,12 @@ def render_markdown(doc: dict[str, Any]) -> str:
 
 
 def _source(source: dict[str, Any]) -> str:
+    span = f"{hms(source.get('from'))} to {hms(source.get('to'))} UTC"
     if source.get("kind") == "recording":
-        return f"the recording {source.get('path')} ({hms(source.get('from'))} to " \
-               f"{hms(source.get('to'))} UTC)"
+        return f"the recording {source.get('path')} ({span})"
+    if source.get("kind") == "session":
+        return (f"this session with {source.get('url')} ({span}; its recording is not kept: "
+                "--record FILE keeps one)")
     return f"a live connection to {source.get('url')}"
 
 
@@ -135,7 +138,7 @@ def md_code(text: str) -> str:
 def _actions(doc: dict[str, Any]) -> list[str]:
     out = ["## What was done", ""]
     if not doc["actions"]:
-        return [*out, "No command was sent to these threads in this recording.", ""]
+        return [*out, "t3tui sent no command to these threads in this recording.", ""]
     out += ["| UTC | Command | Thread | Server | Then the stream showed |", "|---|---|---|---|---|"]
     for action in doc["actions"]:
         server = action["outcome"] + (f": {action['message']}" if action["message"] else "")

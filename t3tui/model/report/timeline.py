@@ -20,7 +20,8 @@ from t3tui.model.wire import ts
 # kind -> order among moments at the same instant (cause before effect)
 KIND_ORDER = {
     "connection": 0, "command": 1, "checkin": 2, "settle": 3, "unsettle": 3, "archive": 3,
-    "detach": 4, "session": 5, "message": 6, "run": 7, "turn": 8, "task": 9, "delivery": 10,
+    "detach": 4, "session": 5, "message": 6, "run": 7, "turn": 8, "record": 8, "task": 9,
+    "delivery": 10,
     "request": 11, "outcome": 12, "deadline": 13, "verdict": 14, "finding": 15, "cleared": 16,
 }
 THREAD_EVENTS = {"thread.settled": ("settle", "settled"),
