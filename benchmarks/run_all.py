@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from benchmarks import fanout, ingest, proof_read, replay_open, scaling, tui_load
+from benchmarks import fanout, ingest, proof_read, replay_open, scaling, soak, tui_load
 from benchmarks.common import Report, machine, write_json
 
 BENCHMARKS: dict[str, Callable[[bool, int | None], list[Report]]] = {
@@ -18,6 +18,7 @@ BENCHMARKS: dict[str, Callable[[bool, int | None], list[Report]]] = {
     "fanout": fanout.run,
     "proof": proof_read.run,
     "replay": replay_open.run,
+    "soak": soak.run,
 }
 
 

@@ -23,6 +23,8 @@ EXPECTED = {
                "frames/event"],
     "proof": ["look", "ms", "MB read", "vs re-read"],
     "replay": ["figure", "seconds", "ratio"],
+    "soak": ["consumer", "cpu s", "wall s", "cpu share", "RSS end MB", "growth after MB"],
+    "soak-rss": ["t s", "watch", "app"],
 }
 
 
@@ -79,6 +81,10 @@ def test_the_ratios_are_measured_numbers(tiny_run: tuple[str, dict]) -> None:
     assert positive(tui["key -> screen"]["median"])
     assert any(k.startswith("first full tree") and positive(r["ratio"]) for k, r in tui.items())
     assert positive(reports["memory"]["rows"][0]["KiB/thread"])
+    soaks = {r["consumer"]: r for r in reports["soak"]["rows"]}
+    assert soaks.keys() == {"watch", "app"}
+    assert all(positive(r["cpu share"]) and positive(r["RSS end MB"]) for r in soaks.values())
+    assert all(positive(r["watch"]) and positive(r["app"]) for r in reports["soak-rss"]["rows"])
 
 
 def test_a_single_benchmark_runs_from_its_own_command_line(tmp_path: Path) -> None:
