@@ -92,7 +92,8 @@ def plan_checkin(
     return CheckInPlan(checkin, command, mode.type)
 
 
-def _contains(text: Any, expect: str) -> bool:
+def is_answer(text: Any, expect: str) -> bool:
+    """The message text holds the expected answer (what a verdict looks for)."""
     return isinstance(text, str) and expect.casefold() in text.casefold()
 
 
@@ -124,11 +125,11 @@ def checkin_verdict(
     if ours is not None or not msgs:
         for msg in msgs:
             created = ts(msg.get("createdAt"))
-            if msg.get("role") == "assistant" and created and created >= start and _contains(msg.get("text"), checkin.expect):
+            if msg.get("role") == "assistant" and created and created >= start and is_answer(msg.get("text"), checkin.expect):
                 answers.append(created)
         seen = latest_visible or {}
         seen_at = ts(seen.get("updatedAt"))
-        if seen.get("role") == "assistant" and seen_at and seen_at >= start and _contains(seen.get("text"), checkin.expect):
+        if seen.get("role") == "assistant" and seen_at and seen_at >= start and is_answer(seen.get("text"), checkin.expect):
             answers.append(seen_at)
     if answers:
         at = min(answers)

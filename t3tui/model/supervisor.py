@@ -8,7 +8,7 @@ from typing import Any
 
 from t3tui.model.assemble import Assembler
 from t3tui.model.changes import Change, changes
-from t3tui.model.checkin import CheckIn, CheckInVerdict, checkin_verdict
+from t3tui.model.checkin import CheckIn, CheckInVerdict, checkin_verdict, is_answer
 from t3tui.model.config import DetectorConfig
 from t3tui.model.derivation import Derivation
 from t3tui.model.factpatch import (
@@ -20,7 +20,7 @@ from t3tui.model.factpatch import (
     turn_facts,
 )
 from t3tui.model.index import Record, TreeIndex
-from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot
+from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot, retain
 from t3tui.model.provider_record import NativeRef, ProtocolLog, ProviderRecord
 from t3tui.model.rowcache import RowCache
 from t3tui.model.wire import ModelInputError, as_wire, obj, objs, sequence_of, string
@@ -141,6 +141,7 @@ class Supervisor(Derivation):
             seq = sequence_of(w, "snapshotSequence")
             rec = self._ix.record(thread_id)
             rec.proj = from_snapshot(projection, rec.proj)
+            retain(rec.proj, self.config.keep_messages, self._pinned(thread_id))
             rec.cursor = seq
             self._reindex(rec)
             return
@@ -159,6 +160,8 @@ class Supervisor(Derivation):
             if rec.proj is None:
                 rec.proj = Projection()
             touched = apply_event(rec.proj, event)
+            if touched == "message":
+                retain(rec.proj, self.config.keep_messages, self._pinned(thread_id))
             self._after_event(rec, touched, obj(event.get("payload")))
         rec = self._ix.record(thread_id)
         rec.cursor = seq
@@ -274,6 +277,17 @@ class Supervisor(Derivation):
         self._checkins[checkin.thread_id] = checkin
         self._rejected.pop(checkin.thread_id, None)
         self._ix.touch(checkin.thread_id)
+
+    def _pinned(self, thread_id: str) -> frozenset[str]:
+        """Messages the memory bound must keep: a check-in's own and its answers (its verdict
+        reads them, however many messages come after)."""
+        checkin = self._checkins.get(thread_id)
+        rec = self._ix.records.get(thread_id)
+        if checkin is None or rec is None or rec.proj is None:
+            return frozenset()
+        return frozenset({checkin.message_id, *(
+            mid for mid, m in rec.proj.messages.items()
+            if m.get("role") == "assistant" and is_answer(m.get("text"), checkin.expect))})
 
     def checkin_rejected(self, thread_id: str, message: str) -> None:
         """The server refused the check-in's command: its verdict becomes `busy`."""
