@@ -12,13 +12,12 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
+from t3tui.actions import Outcome, SessionPort
 from t3tui.client.errors import ClientError, describe
-from t3tui.client.outcome import Accepted, Rejected
 from t3tui.client.recorder import Recorder, RecordingExists
 from t3tui.client.secret import Target, TargetError, resolve_target
 from t3tui.client.session import Session
@@ -187,38 +186,25 @@ class OnThread:
     view: SupervisorView
     row: ThreadRow
 
-
-@dataclass(frozen=True)
-class Sent:
-    """What became of a command: `refused` (the refusal is printed), or the thread's row once
-    the stream showed the effect (None when it did not within the timeout)."""
-
-    refused: bool
-    row: ThreadRow | None = None
+    @property
+    def port(self) -> SessionPort:
+        """What the shared actions (`t3tui.actions`) need of this connection."""
+        return SessionPort(self.session, self.supervisor)
 
 
-async def send_and_confirm(
-    on: OnThread, command: Any, thread_id: str, effect: Callable[[ThreadRow], bool],
-    timeout: float, out: Console,
-) -> Sent:
-    """Send a command, then wait for the stream to show `effect` on the thread's row. A
-    refusal is printed verbatim; an unknown outcome stops the command (CommandError), since it
-    may or may not have been applied."""
-    outcome = await on.session.dispatch_until_known(command, timeout)
-    if isinstance(outcome, Rejected):
-        line = Text("server refused: ", style="bold red").append(one_line(outcome.message))
+def answered(outcome: Outcome, out: Console) -> bool:
+    """False when the server refused (its words printed verbatim); raises CommandError when the
+    outcome is unknown, since the command may or may not have been applied; True otherwise
+    (the stream showed it, or did not in time: `outcome.ok` tells)."""
+    if outcome.kind == "refused":
+        line = Text("server refused: ", style="bold red").append(one_line(outcome.message or ""))
         if outcome.detail:
             line.append("\n" + display_text(outcome.detail))
         out.print(line)
-        return Sent(refused=True)
-    if not isinstance(outcome, Accepted):
-        raise CommandError(f"{command.type} outcome unknown: {outcome.reason}")
-
-    def shown() -> ThreadRow | None:
-        row = on.supervisor.row(thread_id, now())
-        return row if row is not None and effect(row) else None
-
-    return Sent(refused=False, row=await on.session.wait_until(shown, timeout))
+        return False
+    if outcome.kind == "unknown":
+        raise CommandError(f"{outcome.command} outcome unknown: {outcome.message}")
+    return True
 
 
 def run_async(main: Callable[[], Awaitable[int]]) -> int:

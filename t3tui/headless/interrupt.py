@@ -7,7 +7,7 @@ stream, then prints what stopped and what did not (exit 0 only when all did).
 `--child` targets the child whose result a hung wait call of THREAD is blocked on; `--parent`
 targets THREAD's parent. Success is reported only when the stream shows the run no longer
 active; otherwise it says plainly that the interrupt did not land in time. `--force` sends the
-forced stop instead (`force.py`), for a run whose interrupt did not land.
+forced stop instead (`t3tui.actions.force_stop`), for a run whose interrupt did not land.
 """
 
 from __future__ import annotations
@@ -18,18 +18,14 @@ import io
 from rich.console import Console
 from rich.text import Text
 
-from t3tui.client.outcome import new_command_id
+from t3tui import actions
+from t3tui.actions import Outcome, StopStep, no_report
 from t3tui.headless import common
 from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread
-from t3tui.headless.force import force_stop
 from t3tui.headless.render import title_of
 from t3tui.headless.thread_command import run_on_thread
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.model.forwarding import stop_order
 from t3tui.model.labels import short_id
-from t3tui.protocol.commands import RunInterrupt
-
-REASON = "t3tui: user interrupt"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -59,13 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def blocking_child(view: SupervisorView, row: ThreadRow) -> ThreadRow:
-    """The live child whose open wait call keeps `row`'s run blocked."""
-    children = [c for c in (view.row(i) for i in row.children) if c is not None]
-    waited = [
-        c for c in children
-        if c.active_run_id and c.task is not None and c.task.mode == "wait"
-        and c.task.wait_result == "open"
-    ]
+    """The live child whose open wait call keeps `row`'s run blocked (`actions`' choice)."""
+    waited = actions.blocking_children(view, row)
     if len(waited) == 1:
         return waited[0]
     if waited:
@@ -79,7 +70,7 @@ def pick_target(view: SupervisorView, row: ThreadRow, args: argparse.Namespace) 
     if args.child:
         return blocking_child(view, row)
     if args.parent:
-        parent = view.row(row.parent_id) if row.parent_id else None
+        parent = actions.parent_of(view, row)
         if parent is None:
             raise CommandError(f"{short_id(row.id)} has no parent on this server")
         return parent
@@ -104,15 +95,11 @@ async def interrupt(on: OnThread, out: Console, args: argparse.Namespace) -> int
         return EXIT_FLAGGED
     if args.force:
         return await force_stop(on, out, target, args.timeout)
-    command = RunInterrupt(
-        command_id=new_command_id(), thread_id=target.id, run_id=run_id, reason=REASON
-    )
-    sent = await common.send_and_confirm(
-        on, command, target.id, lambda r: r.active_run_id != run_id, args.timeout, out
-    )
-    if sent.refused:
+    outcome = await actions.interrupt(on.port, target.id, run_id, report=no_report,
+                                      clock=common.now, timeout=args.timeout)
+    if not common.answered(outcome, out):
         return EXIT_FLAGGED
-    if (stopped := sent.row) is not None:
+    if (stopped := outcome.row) is not None:
         status = stopped.run_status if stopped.active_run_id is None else "ended"
         out.print(Text(f"run {run_id} {status} · ", style="bold green").append(title))
         return EXIT_OK
@@ -129,68 +116,79 @@ async def interrupt(on: OnThread, out: Console, args: argparse.Namespace) -> int
     return EXIT_FLAGGED
 
 
+async def force_stop(on: OnThread, out: Console, target: ThreadRow, timeout: float) -> int:
+    """`--force`: the app's forced stop (`actions.force_stop`: detach the thread's live
+    provider sessions until its run ends); the exit code."""
+    title = title_of(target, target.id)
+    run_id = target.active_run_id
+    assert run_id is not None
+    outcome = await actions.force_stop(on.port, target.id, run_id, report=no_report,
+                                       clock=common.now, timeout=timeout)
+    if outcome.kind == "unavailable":
+        out.print(Text(f"{outcome.text} · ", style="red").append(title))
+        return EXIT_FLAGGED
+    for step in outcome.value:  # each refused detach, verbatim, before the next was tried
+        common.answered(step, out)
+    if outcome.ok:
+        row = outcome.row
+        status = row.run_status if row.active_run_id is None else "ended"
+        out.print(Text(f"force-stopped: run {run_id} {status or 'ended'} · ",
+                       style="bold green").append(title))
+        out.print(Text(f"detached provider session {outcome.extra['session']}", style="dim"))
+        return EXIT_OK
+    out.print(Text(f"detached, but run {run_id} was still active after {timeout:g}s · ",
+                   style="yellow").append(title))
+    return EXIT_FLAGGED
+
+
 async def interrupt_tree(on: OnThread, out: Console, args: argparse.Namespace) -> int:
-    """Stop `on.row` and its active descendants, deepest first; a summary of each outcome."""
-    targets = stop_order(on.view, on.row.id)
+    """Stop `on.row` and its active descendants, deepest first; a line for each outcome as it
+    comes, then a summary."""
+    targets = actions.stop_targets(on.view, on.row.id)
     if not targets:
         out.print(Text("nothing to interrupt: no active run in the subtree of ").append(
             title_of(on.row, on.row.id)))
         return EXIT_FLAGGED
-    stopped: list[str] = []
-    not_stopped: list[str] = []
-    for target in targets:
-        title = title_of(target, target.id)
-        run_id = target.active_run_id
-        assert run_id is not None
-        now_row = on.supervisor.row(target.id, common.now())
-        if now_row is None or now_row.active_run_id != run_id:
-            # a parent whose wait returned when its child stopped may finish on its own
-            stopped.append(target.id)
-            out.print(Text("  ended        ", style="green").append(title)
-                      .append(f"  run {run_id} ended on its own before its turn", style="dim"))
-            continue
-        command = RunInterrupt(command_id=new_command_id(), thread_id=target.id, run_id=run_id,
-                               reason=REASON)
-        said = io.StringIO()  # a refusal, verbatim, goes into this target's summary line
-        sent = await common.send_and_confirm(
-            on, command, target.id, lambda r, run_id=run_id: r.active_run_id != run_id,
-            args.timeout, Console(file=said, highlight=False, emoji=False, width=10_000))
-        if sent.refused:
-            # refused because the run ended meanwhile (a parent whose wait returned when its
-            # child stopped finishes its turn): the stream has the last word
-            ended = await on.session.wait_until(
-                lambda t=target.id, r=run_id: _ended(on, t, r), 2.0)
-            if ended:
-                stopped.append(target.id)
-                out.print(Text("  ended        ", style="green").append(title).append(
-                    f"  run {run_id} {ended.run_status or 'ended'} on its own", style="dim"))
-                continue
-        if sent.row is not None:
-            stopped.append(target.id)
-            line = Text("  stopped      ", style="green").append(title)
-            line.append(f"  run {run_id} {sent.row.run_status or 'ended'}", style="dim")
-        elif sent.refused:
-            not_stopped.append(target.id)
-            line = Text("  refused      ", style="red").append(title)
-            line.append("  " + " ".join(said.getvalue().split()), style="dim")
-        else:
-            not_stopped.append(target.id)
-            line = Text("  not stopped  ", style="yellow").append(title)
-            line.append(f"  run {run_id} still active after {args.timeout:g}s", style="dim")
-        out.print(line)
-    head = Text(f"stopped {len(stopped)} of {len(targets)}", style="bold")
+
+    def shown(step: StopStep) -> None:
+        out.print(step_line(on.view, step, args.timeout))
+
+    outcome = await actions.stop_tree(on.port, targets, report=no_report, clock=common.now,
+                                      timeout=args.timeout, on_step=shown)
+    common.answered(outcome, out)  # an unknown outcome stops here (exit 2)
+    not_stopped = [s.target.thread_id for s in outcome.value if not s.stopped]
+    head = Text(f"stopped {len(targets) - len(not_stopped)} of {len(targets)}", style="bold")
     if not_stopped:
         view = on.supervisor.view(common.now())
         rows = [r for r in (view.row(i) for i in not_stopped) if r is not None]
-        shown = common.printable_ids(view, rows)
-        head.append(" · still running: " + ", ".join(shown), style="yellow")
+        listed = common.printable_ids(view, rows)
+        head.append(" · still running: " + ", ".join(listed), style="yellow")
         head.append("\nA stop that does not land may need a forced stop:")
-        for thread in shown:
+        for thread in listed:
             head.append(f"\n  t3tui interrupt {thread} --force")
     out.print(head)
     return EXIT_FLAGGED if not_stopped else EXIT_OK
 
 
-def _ended(on: OnThread, thread_id: str, run_id: str) -> ThreadRow | None:
-    row = on.supervisor.row(thread_id, common.now())
-    return row if row is not None and row.active_run_id != run_id else None
+def step_line(view: SupervisorView, step: StopStep, timeout: float) -> Text:
+    """One target's line of the tree summary."""
+    target = step.target
+    title = title_of(view.row(target.thread_id), target.thread_id)
+    run_id, status = target.run_id, (step.row.run_status if step.row else None) or "ended"
+    if step.kind == "ended_before":
+        return Text("  ended        ", style="green").append(title).append(
+            f"  run {run_id} ended on its own before its turn", style="dim")
+    if step.kind == "ended":
+        return Text("  ended        ", style="green").append(title).append(
+            f"  run {run_id} {status} on its own", style="dim")
+    if step.kind == "stopped":
+        return Text("  stopped      ", style="green").append(title).append(
+            f"  run {run_id} {status}", style="dim")
+    if step.kind == "refused":
+        said = io.StringIO()  # the refusal, verbatim, as one line of this target's summary
+        refusal = Outcome("refused", "", message=step.message, detail=step.detail)
+        common.answered(refusal, Console(file=said, highlight=False, emoji=False, width=10_000))
+        return Text("  refused      ", style="red").append(title).append(
+            "  " + " ".join(said.getvalue().split()), style="dim")
+    return Text("  not stopped  ", style="yellow").append(title).append(
+        f"  run {run_id} still active after {timeout:g}s", style="dim")

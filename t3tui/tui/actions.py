@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from rich.text import Text
 
+from t3tui import actions
+from t3tui.actions import NEEDS_ROW, interrupt_choices, unavailable
 from t3tui.client.errors import describe
 from t3tui.client.state import Live, Stale, Syncing
 from t3tui.model.environments import unqualify
 from t3tui.model.wiretext import display_text, is_display_safe
 from t3tui.protocol.enums import ApprovalDecision
 from t3tui.tui import flows
-from t3tui.tui.gates import NEEDS_ROW, interrupt_choices, unavailable
 from t3tui.tui.helptext import help_text
 from t3tui.tui.keys import BY_ID
 from t3tui.tui.messages import ActionStatus, ActionUpdate, SettleChecked, action_name
@@ -235,7 +236,7 @@ class ActionsMixin(_Base):
             body.append(choice.consequence)
         buttons = [Choice(c.key, c.label, "warning" if c.key.startswith("child:") else "error")
                    for c in choices]
-        flows_by_kind = {"force": flows.force_stop}
+        flows_by_kind = {"force": actions.force_stop}
         by_key = {c.key: c for c in choices}
 
         def chosen(key: str | None) -> None:
@@ -243,7 +244,7 @@ class ActionsMixin(_Base):
             if choice is None:
                 return
             self.quiet([choice.thread_id])
-            flow = flows_by_kind.get(choice.key.split(":", 1)[0], flows.interrupt)
+            flow = flows_by_kind.get(choice.key.split(":", 1)[0], actions.interrupt)
             self.start_flow(choice.thread_id, "interrupt", lambda report: flow(
                 self.source, choice.thread_id, choice.run_id, report=report, clock=self.clock,
                 timeout=self._timeout(), new_id=self.new_id))

@@ -15,9 +15,7 @@ from t3tui.client.outcome import Accepted, Rejected, new_command_id
 from t3tui.model import ThreadRow
 from t3tui.protocol.commands import (
     MessageDispatch,
-    ProviderSessionDetach,
     QueueAfterActive,
-    RunInterrupt,
     RuntimeRequestRespond,
     StartImmediately,
     ThreadSettle,
@@ -26,8 +24,6 @@ from t3tui.tui.source import Clock, Source
 
 Report = Callable[[str, str], None]
 IdFactory = Callable[[], str]
-INTERRUPT_REASON = "t3tui: user interrupt"
-FORCE_REASON = "t3tui: force stop (the run did not stop on interrupt)"
 
 
 async def command_flow(
@@ -81,54 +77,6 @@ async def settle(source: Source, thread_id: str, *, report: Report, clock: Clock
         confirmed=settled, timeout=timeout, doing="Settling", done=lambda _: "settled",
         not_done=f"accepted, but the stream did not show it settled within {timeout:g}s",
     )
-
-
-async def interrupt(source: Source, thread_id: str, run_id: str, *, report: Report,
-                    clock: Clock, timeout: float, new_id: IdFactory = new_command_id) -> bool:
-    def stopped() -> ThreadRow | None:
-        row = _row(source, thread_id, clock)
-        return row if row is not None and row.active_run_id != run_id else None
-
-    command = RunInterrupt(command_id=new_id(), thread_id=thread_id, run_id=run_id,
-                           reason=INTERRUPT_REASON)
-    return await command_flow(
-        source, command, report=report, confirmed=stopped, timeout=timeout,
-        doing=f"Stopping run {run_id}",
-        done=lambda row: f"stopped: run {run_id} ended ({row.run_status or 'ended'})",
-        not_done=(
-            f"run {run_id} was still active after {timeout:g}s: the provider may have nothing "
-            "left to interrupt (a lost turn). Press the key again to retry."
-        ),
-    )
-
-
-async def force_stop(source: Source, thread_id: str, run_id: str, *, report: Report,
-                     clock: Clock, timeout: float, new_id: IdFactory = new_command_id) -> bool:
-    """Level 3 (delegation.md §9.1): detach the thread's provider sessions, which ends a run
-    that no longer hears from its provider (the seed 004 hang)."""
-    report("pending", "Finding the thread's provider sessions…")
-    sessions = await source.live_sessions(thread_id)
-    if not sessions:
-        report("failed", "no live provider session to detach; nothing more t3tui can do here")
-        return False
-
-    def stopped() -> ThreadRow | None:
-        row = _row(source, thread_id, clock)
-        return row if row is not None and row.active_run_id != run_id else None
-
-    ok = True
-    for session_id in sessions:
-        command = ProviderSessionDetach(command_id=new_id(), thread_id=thread_id,
-                                        provider_session_id=session_id, reason=FORCE_REASON)
-        ok = await command_flow(
-            source, command, report=report, confirmed=stopped, timeout=timeout,
-            doing=f"Detaching provider session {session_id}",
-            done=lambda row: f"force-stopped: run {run_id} ended ({row.run_status or 'ended'})",
-            not_done=f"session detached, but run {run_id} was still active after {timeout:g}s",
-        )
-        if ok:
-            break
-    return ok
 
 
 async def respond(source: Source, thread_id: str, request_id: str, *, report: Report,

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from t3tui.model.forwarding import forward_text, stop_order
+from t3tui import actions
+from t3tui.model.forwarding import forward_text
 from t3tui.tui import flows, tree_flows
 from t3tui.tui.screens.modals import Choice, ConfirmScreen
 
@@ -31,8 +32,7 @@ class TreeActionsMixin(_Base):
         row, view = self.current_row(), self.view
         if row is None or view is None:
             return
-        targets = [tree_flows.StopTarget(r.id, r.active_run_id or "", r.title or r.id)
-                   for r in stop_order(view, row.id)]
+        targets = actions.stop_targets(view, row.id)
         if not targets:
             self.notify("nothing is running in this subtree", severity="warning", markup=False)
             return
@@ -47,7 +47,7 @@ class TreeActionsMixin(_Base):
             if key != "stop":
                 return
             self.quiet([t.thread_id for t in targets])
-            self.start_flow(row.id, "stop_tree", lambda report: tree_flows.stop_tree(
+            self.start_flow(row.id, "stop_tree", lambda report: actions.stop_tree(
                 self.source, targets, report=report, clock=self.clock,
                 timeout=self._timeout(), new_id=self.new_id))
 

@@ -7,70 +7,14 @@ through `report(phase, text)`; forwarding a result is `flows.send_message` with 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from t3tui.client.errors import ClientError
-from t3tui.client.outcome import Accepted, Rejected, new_command_id
+from t3tui.client.outcome import new_command_id
 from t3tui.model import ThreadRow
 from t3tui.protocol.commands import (
     DelegatedTaskCompletionDeliveryAcknowledge,
     DelegatedTaskCompletionDeliveryDispose,
-    RunInterrupt,
 )
-from t3tui.tui.flows import INTERRUPT_REASON, IdFactory, Report, command_flow
+from t3tui.tui.flows import IdFactory, Report, command_flow
 from t3tui.tui.source import Clock, Source
-
-
-@dataclass(frozen=True)
-class StopTarget:
-    thread_id: str
-    run_id: str
-    title: str
-
-
-async def stop_tree(source: Source, targets: list[StopTarget], *, report: Report, clock: Clock,
-                    timeout: float, new_id: IdFactory = new_command_id) -> bool:
-    """Interrupt each target in order (deepest first), each confirmed from the stream before
-    the next; the last report sums up what stopped and what did not."""
-    stopped: list[str] = []
-    missed: list[str] = []
-
-    def ended(target: StopTarget) -> ThreadRow | None:
-        row = source.supervisor.row(target.thread_id, clock())
-        return row if row is None or row.active_run_id != target.run_id else None
-
-    for n, target in enumerate(targets, 1):
-        report("pending", f"Stopping {n}/{len(targets)}: {target.title} (run {target.run_id})…")
-        if ended(target) is not None:
-            stopped.append(target.title)  # ended on its own (a parent whose wait returned)
-            continue
-        command = RunInterrupt(command_id=new_id(), thread_id=target.thread_id,
-                               run_id=target.run_id, reason=INTERRUPT_REASON)
-        try:
-            outcome = await source.dispatch(command, timeout)
-        except ClientError as exc:
-            report("unknown", f"outcome unknown at {target.title}: {exc}; stopped "
-                              f"{len(stopped)} of {len(targets)}")
-            return False
-        if isinstance(outcome, Accepted):
-            source.supervisor.record_interrupt(target.thread_id, target.run_id, clock())
-        elif not isinstance(outcome, Rejected):
-            report("unknown", f"outcome unknown at {target.title}: {outcome.reason}")
-            return False
-        wait = timeout if isinstance(outcome, Accepted) else min(timeout, 2.0)
-        if await source.wait_until(lambda t=target: ended(t), wait):
-            stopped.append(target.title)
-        else:
-            why = f"refused: {outcome.message}" if isinstance(outcome, Rejected) \
-                else f"still active after {timeout:g}s"
-            missed.append(f"{target.title} ({why})")
-    summary = f"stopped {len(stopped)} of {len(targets)}"
-    if missed:
-        report("failed", f"{summary}; still running: {'; '.join(missed)}. A stop that does not "
-                         "land needs a forced stop (i on that thread)")
-        return False
-    report("ok", f"{summary}: {', '.join(stopped)}")
-    return True
 
 
 async def settle_delivery(source: Source, row: ThreadRow, action: str, *, report: Report,

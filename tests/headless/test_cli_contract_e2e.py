@@ -16,12 +16,11 @@ from pathlib import Path
 import pytest
 
 import t3tui
+from t3tui.actions import FORCE_REASON
 from t3tui.backend.scenarios import available
 from t3tui.backend.testing import RunningBackend, running_backend, wait_until
 from t3tui.cli import build_parser, main
-from t3tui.headless import force
 from t3tui.model.labels import short_id
-from t3tui.tui import flows
 from tests.headless.cli import cli, server_args
 from tests.headless.test_commands_e2e import active_run, launch
 
@@ -110,9 +109,13 @@ async def test_interrupt_force_detaches_a_run_whose_stop_never_lands() -> None:
                     if e.status not in ("stopped", "error")]
         assert live == []
 
+        # what the app's forced stop sends: the server's log reads the same whoever forced it
+        detached = [getattr(e.event.payload, "reason", None) for e in backend.engine.events_after(0)
+                    if e.event.type == "provider-session.detached" and e.event.thread_id == child]
+        assert FORCE_REASON in detached, detached
+
         again = await cli("interrupt", "stop-me-child", "--force", *args)
         assert again.code == 1 and again.out.startswith("nothing to interrupt"), again
-    assert force.FORCE_REASON == flows.FORCE_REASON  # what the app's forced stop sends
 
 
 def readme_exit_codes() -> dict[str, set[str]]:

@@ -9,11 +9,11 @@ import pytest
 from rich.style import Style
 from rich.text import Text
 
+from t3tui.actions import interrupt_choices, unavailable
 from t3tui.model import Change, SupervisorView
 from t3tui.tui.detail import evidence_lines, reason_text, render_detail
 from t3tui.tui.filters import FilterError, RowFilter, parse_filter, visible_ids
 from t3tui.tui.frames import FrameSource, load_frames
-from t3tui.tui.gates import interrupt_choices, unavailable
 from t3tui.tui.labels import (
     STATE_LOOK,
     RowStyles,

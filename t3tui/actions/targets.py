@@ -1,71 +1,12 @@
-"""Which actions apply to a thread right now, and what an interrupt or a settle would touch.
-
-Pure functions over model rows: the app's `check_action` reads `unavailable`, the
-confirmation screens read `interrupt_choices` (and `SupervisorView.unsettled_descendants`).
-"""
+"""What an action acts on (pure): the child a hung wait is blocked on, the parent, the runs an
+interrupt could stop (least destructive first), the order a tree is stopped in."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.model.forwarding import forward_refusal
-
-NEEDS_ROW = frozenset({"open", "settle", "checkin", "interrupt", "answer", "message",
-                       "stop_tree", "forward", "dispose", "acknowledge"})
-NEEDS_SERVER = frozenset({"settle", "checkin", "interrupt", "answer", "message",
-                          "stop_tree", "forward", "dispose", "acknowledge"})
-# a direct child in one of these states keeps something running below a thread
-BUSY_STATES = frozenset({"running", "waiting", "queued", "creating", "draining", "stuck",
-                         "needs-input", "orphaned"})
-
-
-def unavailable(
-    action: str,
-    row: ThreadRow | None,
-    *,
-    connected: bool,
-    busy_actions: frozenset[str] = frozenset(),
-) -> str | None:
-    """Why `action` cannot run on `row` now (one short line), or None when it can.
-
-    `busy_actions` are action kinds already in flight on this thread (one at a time).
-    """
-    if action not in NEEDS_ROW:
-        return None
-    if row is None:
-        return "no thread selected"
-    if action in NEEDS_SERVER and not connected:
-        return "not connected to the server"
-    if action in busy_actions:
-        return f"a {action} is already in progress on this thread"
-    native = row.origin == "provider_native"
-    if action == "settle":
-        if row.settled:
-            return "already settled"
-        if row.active_run_id is not None:
-            return "it has an active run (the server refuses to settle it)"
-        if row.pending_request is not None:
-            return "it has a pending request (answer it first)"
-    elif action in ("checkin", "message"):
-        if native:
-            return "provider-native child: the provider owns it, it cannot receive messages"
-        if row.state == "creating":
-            return "the child thread does not exist yet"
-    elif action == "interrupt":
-        if row.active_run_id is None:
-            return "no active run to interrupt"
-    elif action == "answer" and row.pending_request is None:
-        return "no pending approval or question"
-    elif action == "stop_tree":
-        if row.active_run_id is None and not any(
-                n for state, n in row.child_counts.items() if state in BUSY_STATES):
-            return "nothing is running in this subtree"
-    elif action == "forward":
-        return forward_refusal(row)
-    elif action in ("dispose", "acknowledge") and row.task is None:
-        return "not a delegated child: it has no completion delivery"
-    return None
+from t3tui.model.forwarding import stop_order
 
 
 @dataclass(frozen=True)
@@ -154,3 +95,22 @@ def interrupt_choices(view: SupervisorView, row: ThreadRow, *,
             ),
         ))
     return choices
+
+
+def parent_of(view: SupervisorView, row: ThreadRow) -> ThreadRow | None:
+    """`row`'s parent, when it is on this server."""
+    return view.row(row.parent_id) if row.parent_id else None
+
+
+@dataclass(frozen=True)
+class StopTarget:
+    """One run of a tree stop: the thread, the run, and its title for the summary."""
+
+    thread_id: str
+    run_id: str
+    title: str
+
+
+def stop_targets(view: SupervisorView, root_id: str) -> list[StopTarget]:
+    """`root_id` and every descendant with an active run, deepest first (`stop_order`)."""
+    return [StopTarget(r.id, r.active_run_id or "", _title(r)) for r in stop_order(view, root_id)]

@@ -1,0 +1,79 @@
+"""The actions layer: every action on a thread written once, for the app, the CLI and the
+policies. No Textual, no printing: callers ask, confirm with their user, call, and show.
+
+API note (read this before calling an action)
+
+- A `Port` (`port.py`) is what an action needs from whoever holds the connection: the model
+  (`port.supervisor`: `row`, `view`, `has_message`, `record_interrupt`), `dispatch(command,
+  timeout)`, `wait_until(predicate, timeout)`, `open_thread`/`close_thread`, `checkin`,
+  `settle_risks`, `live_sessions`. The app's sources (`LiveSource`, `MultiSource`) are ports;
+  headless code wraps a session: `SessionPort(session, supervisor)` (`OnThread.port`).
+- May it run, and if not why: `unavailable(action, row, connected=, busy_actions=)` -> the
+  human reason or None (`availability.py`; action names as the app's keys: "settle",
+  "checkin", "interrupt", "answer", "message", "stop_tree", "forward", "dispose",
+  "acknowledge").
+- What it acts on (`targets.py`): `interrupt_choices(view, row, force=)` (the blocking child,
+  the run, the forced stop: least destructive first), `blocking_children`, `parent_of`,
+  `stop_targets(view, root_id)` (deepest first).
+- The flows are `async def action(port, ..., *, report, clock, timeout, new_id) -> Outcome`:
+  `interrupt(port, thread_id, run_id)`, `force_stop(port, thread_id, run_id)`,
+  `stop_tree(port, targets, on_step=)`. `report(phase, text)` hears progress (phase pending /
+  ok / failed / unknown; `no_report` ignores it). They send, then wait for the stream to show
+  the effect.
+- `Outcome` (`outcome.py`): `kind` is "ok" (the stream showed it; `row` is the row it showed),
+  "refused" (the server's own words: `message`, `detail`), "not_confirmed" (accepted, not
+  seen within `timeout`), "unknown" (no answer: it may have been applied; `command` names
+  it) or "unavailable" (t3tui sent nothing; `text` says why). `text` is the one-line summary;
+  `value` holds what an action adds (a tree stop's `StopStep`s, a check-in's verdict).
+  An action never raises for what the server answered; a read that loses its socket may
+  raise `ClientError`.
+
+A new action goes here, once: its availability, its target choice and its flow; the front
+ends only ask, confirm and show.
+"""
+
+from t3tui.actions.availability import NEEDS_ROW, NEEDS_SERVER, unavailable
+from t3tui.actions.interrupt import (
+    FORCE_REASON,
+    INTERRUPT_REASON,
+    StopStep,
+    force_stop,
+    interrupt,
+    stop_tree,
+)
+from t3tui.actions.outcome import Outcome, send_and_confirm
+from t3tui.actions.port import Clock, IdFactory, Port, Report, SessionPort, no_report
+from t3tui.actions.targets import (
+    InterruptChoice,
+    StopTarget,
+    blocking_children,
+    interrupt_choices,
+    parent_of,
+    stop_targets,
+)
+
+__all__ = [
+    "FORCE_REASON",
+    "INTERRUPT_REASON",
+    "NEEDS_ROW",
+    "NEEDS_SERVER",
+    "Clock",
+    "IdFactory",
+    "InterruptChoice",
+    "Outcome",
+    "Port",
+    "Report",
+    "SessionPort",
+    "StopStep",
+    "StopTarget",
+    "blocking_children",
+    "force_stop",
+    "interrupt",
+    "interrupt_choices",
+    "no_report",
+    "parent_of",
+    "send_and_confirm",
+    "stop_targets",
+    "stop_tree",
+    "unavailable",
+]

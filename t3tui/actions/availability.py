@@ -1,0 +1,67 @@
+"""Which actions apply to a thread right now, and if not, why (pure, over model rows).
+
+The app's `check_action` dims a key when `unavailable` gives a reason and shows the reason;
+a headless command prints it; a policy journals it. What an interrupt would touch
+(`interrupt_choices`) is in `targets.py`.
+"""
+
+from __future__ import annotations
+
+from t3tui.model import ThreadRow
+from t3tui.model.forwarding import forward_refusal
+
+NEEDS_ROW = frozenset({"open", "settle", "checkin", "interrupt", "answer", "message",
+                       "stop_tree", "forward", "dispose", "acknowledge"})
+NEEDS_SERVER = frozenset({"settle", "checkin", "interrupt", "answer", "message",
+                          "stop_tree", "forward", "dispose", "acknowledge"})
+# a direct child in one of these states keeps something running below a thread
+BUSY_STATES = frozenset({"running", "waiting", "queued", "creating", "draining", "stuck",
+                         "needs-input", "orphaned"})
+
+
+def unavailable(
+    action: str,
+    row: ThreadRow | None,
+    *,
+    connected: bool,
+    busy_actions: frozenset[str] = frozenset(),
+) -> str | None:
+    """Why `action` cannot run on `row` now (one short line), or None when it can.
+
+    `busy_actions` are action kinds already in flight on this thread (one at a time).
+    """
+    if action not in NEEDS_ROW:
+        return None
+    if row is None:
+        return "no thread selected"
+    if action in NEEDS_SERVER and not connected:
+        return "not connected to the server"
+    if action in busy_actions:
+        return f"a {action} is already in progress on this thread"
+    native = row.origin == "provider_native"
+    if action == "settle":
+        if row.settled:
+            return "already settled"
+        if row.active_run_id is not None:
+            return "it has an active run (the server refuses to settle it)"
+        if row.pending_request is not None:
+            return "it has a pending request (answer it first)"
+    elif action in ("checkin", "message"):
+        if native:
+            return "provider-native child: the provider owns it, it cannot receive messages"
+        if row.state == "creating":
+            return "the child thread does not exist yet"
+    elif action == "interrupt":
+        if row.active_run_id is None:
+            return "no active run to interrupt"
+    elif action == "answer" and row.pending_request is None:
+        return "no pending approval or question"
+    elif action == "stop_tree":
+        if row.active_run_id is None and not any(
+                n for state, n in row.child_counts.items() if state in BUSY_STATES):
+            return "nothing is running in this subtree"
+    elif action == "forward":
+        return forward_refusal(row)
+    elif action in ("dispose", "acknowledge") and row.task is None:
+        return "not a delegated child: it has no completion delivery"
+    return None

@@ -1,0 +1,181 @@
+"""Stopping runs: interrupt one run, force-stop one run, stop a whole tree.
+
+Levels of delegation.md §9.1: `interrupt` sends `run.interrupt` (of the row's run, of the child
+a hung wait is blocked on, or of the parent: `targets.py` chooses); `force_stop` detaches the
+thread's provider sessions (level 3, for a run whose interrupt did not land); `stop_tree`
+interrupts a subtree deepest first. Every accepted interrupt is recorded with
+`record_interrupt`, so a stop of ours that never lands is flagged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from t3tui.actions.outcome import Outcome, send_and_confirm
+from t3tui.actions.port import Clock, IdFactory, Port, Report
+from t3tui.actions.targets import StopTarget
+from t3tui.client.errors import ClientError, describe
+from t3tui.client.outcome import Accepted, Rejected, new_command_id
+from t3tui.model import ThreadRow
+from t3tui.protocol.commands import ProviderSessionDetach, RunInterrupt
+
+INTERRUPT_REASON = "t3tui: user interrupt"
+FORCE_REASON = "t3tui: force stop (the run did not stop on interrupt)"
+REFUSED_WAIT_S = 2.0  # a refused interrupt: how long the stream may take to show it ended
+
+
+def _ended(port: Port, thread_id: str, run_id: str, clock: Clock) -> ThreadRow | None:
+    """The thread's row once `run_id` is no longer its active run."""
+    row = port.supervisor.row(thread_id, clock())
+    return row if row is not None and row.active_run_id != run_id else None
+
+
+def _status(row: ThreadRow) -> str:
+    return row.run_status or "ended"
+
+
+async def interrupt(port: Port, thread_id: str, run_id: str, *, report: Report, clock: Clock,
+                    timeout: float, new_id: IdFactory = new_command_id) -> Outcome:
+    """`run.interrupt` of `run_id`; ok once the stream shows it is no longer active."""
+    command = RunInterrupt(command_id=new_id(), thread_id=thread_id, run_id=run_id,
+                           reason=INTERRUPT_REASON)
+    return await send_and_confirm(
+        port, command, report=report, timeout=timeout,
+        confirmed=lambda: _ended(port, thread_id, run_id, clock),
+        on_accepted=lambda: port.supervisor.record_interrupt(thread_id, run_id, clock()),
+        doing=f"Stopping run {run_id}",
+        done=lambda row: f"stopped: run {run_id} ended ({_status(row)})",
+        not_done=(
+            f"run {run_id} was still active after {timeout:g}s: the provider may have nothing "
+            "left to interrupt (a lost turn). Press the key again to retry."
+        ),
+    )
+
+
+async def force_stop(port: Port, thread_id: str, run_id: str, *, report: Report, clock: Clock,
+                     timeout: float, new_id: IdFactory = new_command_id) -> Outcome:
+    """Level 3 (delegation.md §9.1): detach the thread's live provider sessions, one at a time,
+    until the stream shows the run ended; this ends a run that no longer hears from its
+    provider (the seed 004 hang). Other threads sharing a detached session lose it too.
+    `value`: the outcome of each detach sent; `extra["session"]`: the one that ended it."""
+    report("pending", "Finding the thread's provider sessions…")
+    sessions = await port.live_sessions(thread_id)
+    if not sessions:
+        why = "no live provider session to detach; nothing more t3tui can do here"
+        report("failed", why)
+        return Outcome("unavailable", why, value=[])
+    steps: list[Outcome] = []
+    for session_id in sessions:
+        command = ProviderSessionDetach(command_id=new_id(), thread_id=thread_id,
+                                        provider_session_id=session_id, reason=FORCE_REASON)
+        step = await send_and_confirm(
+            port, command, report=report, timeout=timeout,
+            confirmed=lambda: _ended(port, thread_id, run_id, clock),
+            doing=f"Detaching provider session {session_id}",
+            done=lambda row: f"force-stopped: run {run_id} ended ({_status(row)})",
+            not_done=f"session detached, but run {run_id} was still active after {timeout:g}s",
+        )
+        steps.append(step)
+        if step.kind in ("ok", "unknown"):  # done, or the socket is gone: stop here
+            return Outcome(step.kind, step.text, row=step.row, message=step.message,
+                           command=step.command, value=steps, extra={"session": session_id})
+    last = steps[-1]
+    return Outcome(last.kind, last.text, message=last.message, detail=last.detail,
+                   command=last.command, value=steps)
+
+
+StepKind = Literal["ended_before", "stopped", "ended", "refused", "not_stopped"]
+
+
+@dataclass(frozen=True)
+class StopStep:
+    """What became of one target of a tree stop: `ended_before` (it ended before its turn),
+    `stopped` (our interrupt, confirmed), `ended` (refused, but the stream shows it ended on
+    its own), `refused` (the server's words in `refusal`), `not_stopped` (accepted, still
+    active after the timeout)."""
+
+    target: StopTarget
+    kind: StepKind
+    row: ThreadRow | None = None
+    message: str | None = None
+    detail: str | None = None
+
+    @property
+    def stopped(self) -> bool:
+        return self.kind in ("ended_before", "stopped", "ended")
+
+
+async def stop_tree(port: Port, targets: list[StopTarget], *, report: Report, clock: Clock,
+                    timeout: float, new_id: IdFactory = new_command_id,
+                    on_step: Callable[[StopStep], None] | None = None) -> Outcome:
+    """Interrupt each target in order (deepest first: `targets.stop_targets`), each confirmed
+    from the stream before the next; `on_step` hears each target's end, the last report sums
+    up what stopped and what did not. `value`: the `StopStep`s. An unknown outcome stops the
+    walk (the socket is gone)."""
+    steps: list[StopStep] = []
+
+    def step(s: StopStep) -> None:
+        steps.append(s)
+        if on_step is not None:
+            on_step(s)
+
+    for n, target in enumerate(targets, 1):
+        report("pending", f"Stopping {n}/{len(targets)}: {target.title} (run {target.run_id})…")
+        row = port.supervisor.row(target.thread_id, clock())
+        if row is None or row.active_run_id != target.run_id:
+            step(StopStep(target, "ended_before", row))  # a parent whose wait returned
+            continue
+        command = RunInterrupt(command_id=new_id(), thread_id=target.thread_id,
+                               run_id=target.run_id, reason=INTERRUPT_REASON)
+        try:
+            answer = await port.dispatch(command, timeout)
+        except ClientError as exc:
+            return _lost(steps, targets, target, str(exc) or describe(exc), report)
+        if isinstance(answer, Accepted):
+            port.supervisor.record_interrupt(target.thread_id, target.run_id, clock())
+        elif not isinstance(answer, Rejected):
+            return _lost(steps, targets, target, answer.reason, report)
+
+        def ended(t: StopTarget = target) -> ThreadRow | bool | None:
+            now_row = port.supervisor.row(t.thread_id, clock())
+            if now_row is None:
+                return True
+            return now_row if now_row.active_run_id != t.run_id else None
+
+        wait = timeout if isinstance(answer, Accepted) else min(timeout, REFUSED_WAIT_S)
+        shown = await port.wait_until(ended, wait)
+        seen = shown if isinstance(shown, ThreadRow) else None
+        if isinstance(answer, Accepted):
+            step(StopStep(target, "stopped" if shown else "not_stopped", seen))
+        elif shown:
+            step(StopStep(target, "ended", seen))
+        else:
+            step(StopStep(target, "refused", None, answer.message, answer.detail))
+    stopped = [s.target.title for s in steps if s.stopped]
+    missed = [f"{s.target.title} ({_why(s, timeout)})" for s in steps if not s.stopped]
+    summary = f"stopped {len(stopped)} of {len(targets)}"
+    if missed:
+        text = (f"{summary}; still running: {'; '.join(missed)}. A stop that does not land "
+                "needs a forced stop (i on that thread)")
+        report("failed", text)
+        return Outcome("not_confirmed", text, command="run.interrupt",
+                       value=steps)
+    text = f"{summary}: {', '.join(stopped)}"
+    report("ok", text)
+    return Outcome("ok", text, value=steps)
+
+
+def _why(step: StopStep, timeout: float) -> str:
+    if step.kind == "refused":
+        return f"refused: {step.message}"
+    return f"still active after {timeout:g}s"
+
+
+def _lost(steps: list[StopStep], targets: list[StopTarget], at: StopTarget, reason: str,
+          report: Report) -> Outcome:
+    done = sum(1 for s in steps if s.stopped)
+    text = f"outcome unknown at {at.title}: {reason}; stopped {done} of {len(targets)}"
+    report("unknown", text)
+    return Outcome("unknown", text, message=reason, command="run.interrupt", value=steps)
