@@ -12,6 +12,9 @@ class RpcError(WireModel):
 
     tag_: str = Field(alias="_tag")
     message: str = ""
+    cause: Any = None
+
+    wire_optional = frozenset({"cause"})
 
     def describe(self) -> str:
         """Human text to show verbatim (message, then detail when present)."""

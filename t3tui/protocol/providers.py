@@ -1,6 +1,6 @@
 """Provider sessions, threads and turns (§8.7 to §8.9)."""
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -26,9 +26,16 @@ class _CapabilityGroup(WireModel):
 
 class SessionCapabilities(_CapabilityGroup):
     supports_multiple_provider_threads_per_session: bool | None = None
+    supports_model_switch_in_session: bool | None = None
+    supports_provider_switching_via_handoff: bool | None = None
+    supports_runtime_mode_switch_in_session: bool | None = None
+    pending_requests_survive_restart: bool | None = None
 
 
 class TurnCapabilities(_CapabilityGroup):
+    exposes_native_turn_id: bool | None = None
+    emits_turn_started: bool | None = None
+    emits_turn_completed: bool | None = None
     supports_interrupt: bool | None = None
     supports_active_steering: bool | None = None
     supports_queued_messages: bool | None = None
@@ -38,7 +45,11 @@ class TurnCapabilities(_CapabilityGroup):
 
 class SubagentCapabilities(_CapabilityGroup):
     supports_subagents: bool | None = None
+    exposes_subagent_thread_ids: bool | None = None
     emits_subagent_lifecycle: bool | None = None
+    can_wait_for_subagents: bool | None = None
+    can_close_subagents: bool | None = None
+    can_fork_subagent_thread: bool | None = None
 
 
 class ProviderCapabilities(_CapabilityGroup):
@@ -126,6 +137,24 @@ class TokenUsage(WireModel):
     )
 
 
+class TurnTokenUsage(WireModel):
+    """A turn's own usage (`turnTokenUsage`): `usageStatus` complete, partial or unavailable."""
+
+    usage_scope: Literal["main_agent"] | str | None = None
+    usage_status: Literal["complete", "partial", "unavailable"] | str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    cache_creation_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    has_subagents: bool | None = None
+
+    wire_optional = frozenset(
+        {"input_tokens", "output_tokens", "cached_input_tokens", "cache_creation_tokens",
+         "reasoning_tokens"}
+    )
+
+
 class ProviderTurn(WireModel):
     """What the provider says about one turn (`providerTurns[]`)."""
 
@@ -139,7 +168,7 @@ class ProviderTurn(WireModel):
     started_at: Timestamp | None = None
     completed_at: Timestamp | None = None
     token_usage: TokenUsage | None = None
-    turn_token_usage: TokenUsage | None = None
+    turn_token_usage: TurnTokenUsage | None = None
 
     wire_optional = frozenset({"token_usage", "turn_token_usage"})
 

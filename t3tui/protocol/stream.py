@@ -14,6 +14,9 @@ class ShellSnapshotItem(WireModel):
 
     kind: Literal["snapshot"] = "snapshot"
     snapshot: ShellSnapshot
+    resolved_repository_identity_roots: list[str] | None = None
+
+    wire_optional = frozenset({"resolved_repository_identity_roots"})
 
 
 class ShellSynchronized(WireModel):

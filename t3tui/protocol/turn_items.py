@@ -202,13 +202,13 @@ class Failure(WireModel):
     failure_class: str = Field("unknown", alias="class")
     message: str = ""
     code: str | None = None
-    retryable: bool = False
+    retryable: bool | None = False
 
 
 class RetryInfo(WireModel):
     attempt: int = 0
-    max_attempts: int = 0
-    retry_delay_ms: int = 0
+    max_attempts: int | None = 0
+    retry_delay_ms: int | None = 0
 
 
 class ErrorItem(TurnItemBase):
@@ -275,7 +275,7 @@ class SubagentItem(TurnItemBase):
 
 class DynamicToolItem(TurnItemBase):
     type: Literal["dynamic_tool"] = "dynamic_tool"
-    tool_name: str = ""
+    tool_name: str | None = ""
     input: Any = None
     output: Any = None
 
