@@ -11,6 +11,7 @@ from t3tui.client.replay import Replay
 from t3tui.headless.common import CommandError
 from t3tui.model import timespec
 from t3tui.model.labels import one_line
+from t3tui.model.report.document import offset_text
 from t3tui.model.timespec import AT_HELP
 
 __all__ = ["AT_HELP", "check_within", "open_replay", "parse_at"]
@@ -34,9 +35,21 @@ def parse_at(text: str | None, start: float, end: float) -> float:
         raise CommandError(f"--at {exc}") from None
 
 
-def check_within(at: float, start: float, end: float, text: str | None) -> None:
-    """A moment outside the recording is a usage error, not a silent clamp."""
-    if at < start - 0.0005 or at > end + 0.0005:
-        first = datetime.fromtimestamp(start, UTC).strftime("%H:%M:%S.%f")[:-3]
-        last = datetime.fromtimestamp(end, UTC).strftime("%H:%M:%S.%f")[:-3]
-        raise CommandError(f"--at {text!r} is outside the recording ({first} to {last} UTC)")
+def _hms(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%H:%M:%S.%f")[:-3]
+
+
+def check_within(at: float, start: float, end: float, text: str | None) -> float:
+    """The moment to use for `--at`: a moment past the end is the end (what the recording
+    last knew; the README's `+2m` on a shorter recording), said in one line on stderr, never
+    later (a dwell would run out on a clock nothing was recorded on); a moment before the
+    start names no state at all: a usage error."""
+    if at < start - 0.0005:
+        raise CommandError(f"--at {one_line(str(text))} is before the recording starts "
+                           f"({_hms(start)} to {_hms(end)} UTC)")
+    if at > end + 0.0005:
+        print(f"t3tui: --at {one_line(str(text))} is past the end of the recording (it lasts "
+              f"{offset_text(end - start)[1:]}, {_hms(start)} to {_hms(end)} UTC): "
+              "as of its end", file=sys.stderr)
+        return end
+    return at

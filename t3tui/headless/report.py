@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         elif args.replay:
             run = open_run(args.replay)
             at = parse_at(args.at, run.recording.start, run.recording.end)
-            check_within(at, run.recording.start, run.recording.end, args.at)
+            at = check_within(at, run.recording.start, run.recording.end, args.at)
             doc = report_document(run, args.thread, at)
         else:
             if args.at:

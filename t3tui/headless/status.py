@@ -56,8 +56,7 @@ def replayed_view(args: argparse.Namespace) -> SupervisorView:
     """The view as of `--at` on the recording's clock: detectors run at that moment."""
     replay = open_replay(args.replay, lambda: Supervisor(config=DetectorConfig()))
     at = parse_at(args.at, replay.start, replay.end)
-    check_within(at, replay.start, replay.end, args.at)
-    replay.seek(at)
+    replay.seek(check_within(at, replay.start, replay.end, args.at))
     return replay.sink.view(replay.now)
 
 

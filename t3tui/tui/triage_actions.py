@@ -177,7 +177,8 @@ class TriageMixin(_Base):
                 self.notify(str(exc), title="go to", severity="warning", markup=False)
                 return
             source.seek(at)
-            self._moved()
+            self._moved("past the end of the recording: at its end" if at > source.end
+                        else "")
 
         self.push_screen(PromptScreen("Go to a moment of the recording", Text(AT_HELP),
                                       [Field("time", "Time", "+1m30s, 05:17:45, -30s, end")],

@@ -114,6 +114,13 @@ async def test_a_replay_is_read_only_and_shows_its_keys(tmp_path: Path) -> None:
         assert app.source.clock() == foreign.T0 + timedelta(seconds=21)  # type: ignore[attr-defined]
         row = app.view.row(foreign.CHILD)
         assert row is not None and row.state == "running"  # before the dwell ran out
+        # past the end (the README's +2m on a shorter recording): the end, and the bar says so
+        await pilot.press("g")
+        await pilot.pause()
+        await pilot.press(*"+1h", "enter")
+        await until(lambda: "past the end of the recording" in str(
+            app.query_one(ReplayBar).render()), what="the bar saying so")
+        assert app.source.clock().timestamp() == app.source.end  # type: ignore[attr-defined]
 
 
 async def test_report_key_in_replay_writes_and_shows_the_report(tmp_path: Path) -> None:

@@ -63,11 +63,21 @@ async def test_status_replay_reads_times_and_says_what_is_wrong(seed004: LiveRun
     clock = datetime.fromtimestamp(read_recording(path).end, UTC).strftime("%H:%M:%S.%f")
     same = await cli("status", "--replay", path, "--at", clock, "--json")
     assert same.code == 1 and same.json()["findings"]
-    for bad, says in (("+1h", "outside the recording"), ("yesterday", "an ISO time"),
+    for bad, says in (("-1h", "before the recording starts"), ("yesterday", "an ISO time"),
                       ("+x", "not an offset")):
-        result = await cli("status", "--replay", path, "--at", bad)
+        result = await cli("status", "--replay", path, f"--at={bad}")
         assert (result.code, result.out) == (2, ""), result
         assert says in result.err and result.err.count("\n") == 1
+    # past the end (the README's `--at +2m` on a shorter recording): the end, said once
+    end = await cli("status", "--replay", path, "--json")
+    for past in ("+2m", "+1h"):
+        late = await cli("status", "--replay", path, "--at", past, "--json")
+        assert late.code == end.code == 1 and late.json() == end.json(), late.err
+        assert late.err.count("\n") == 1 and "past the end of the recording" in late.err
+        assert late.err.startswith(f"t3tui: --at {past} is past the end") and "+" in late.err
+    report = await cli("report", "--replay", path, "--at", "+2m", seed004.child, "--json")
+    assert report.code == 0 and report.json()["at"] == end.json()["generatedAt"], report.err
+    assert "past the end of the recording" in report.err
     no_replay = await cli("status", "--at", "+1", "--url", "http://127.0.0.1:9", "--token=x")
     assert no_replay.code == 2 and "--at needs --replay" in no_replay.err
 
