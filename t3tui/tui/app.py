@@ -47,6 +47,7 @@ from t3tui.tui.notify import Notice
 from t3tui.tui.render import NARROW, RenderMixin
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.source import Source
+from t3tui.tui.toasts import ToastsMixin
 from t3tui.tui.tree_actions import TreeActionsMixin
 from t3tui.tui.triage_actions import TriageMixin
 from t3tui.tui.widgets.env_tree import EnvThreadTree
@@ -71,7 +72,8 @@ class FilterInput(Input):
     BINDINGS = [Binding("escape", "app.clear_filter", "Clear filter", id="filter.clear")]
 
 
-class SupervisorApp(RenderMixin, TriageMixin, ActionsMixin, TreeActionsMixin, App[int]):
+class SupervisorApp(ToastsMixin, RenderMixin, TriageMixin, ActionsMixin, TreeActionsMixin,
+                    App[int]):
     """`SupervisorApp(source, config=..., clock=..., new_id=...)`; see the module docstring."""
 
     CSS_PATH = "styles.tcss"
@@ -272,6 +274,7 @@ class SupervisorApp(RenderMixin, TriageMixin, ActionsMixin, TreeActionsMixin, Ap
     @on(ThreadTree.NodeHighlighted)
     def _selection_moved(self) -> None:
         self._patch(self._selected())
+        self.place_toasts()
 
     @on(ThreadTree.OpenRequested)
     def _open_requested(self, message: ThreadTree.OpenRequested) -> None:

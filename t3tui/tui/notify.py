@@ -65,7 +65,7 @@ def _notice(change: Change) -> Notice | None:
                           "forward it (F)", "warning", title)
         if finding.kind == "orphaned_delivery":
             return Notice("orphaned", change.thread_id,
-                          f"⚑ {title}: still working, but its parent will not be told ({finding.reason})",
+                          f"⚑ {title}: {finding.reason}",  # the reason says it all
                           "warning", title)
     if change.kind == "state" and change.new_state == "orphaned":
         return Notice("orphaned", change.thread_id,

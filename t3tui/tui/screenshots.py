@@ -141,6 +141,20 @@ async def replay_report(pilot: Any) -> None:
     await pilot.pause(0.2)
 
 
+async def toast_burst(pilot: Any) -> None:
+    """A stuck child selected, then a burst of news and action outcomes (`burst.py`)."""
+    from textual.widgets._toast import Toast
+
+    from t3tui.tui.burst import raise_burst
+
+    await select(STUCK_CHILD)(pilot)
+    app: SupervisorApp = pilot.app
+    app.NOTIFICATION_TIMEOUT = 3600  # a picture, not a clock: the toasts stay
+    raise_burst(app, NOW)
+    await until(pilot, lambda: len(app.screen.query(Toast)) >= 2, "no toasts")
+    await pilot.pause(0.3)
+
+
 @dataclass(frozen=True)
 class Scene:
     name: str
@@ -174,6 +188,10 @@ SCENES: tuple[Scene, ...] = (
           select(REVIEW), size=NARROW_SIZE),
     Scene("narrow_transcript", "80x24: a transcript with T3's delegated-task message",
           showcase_app, select(FANOUT, "enter"), size=NARROW_SIZE),
+    Scene("toasts", "a burst of news: coalesced, three at most, the status line clear",
+          showcase_app, toast_burst, size=WIDE),
+    Scene("narrow_toasts", "80x24: the same burst, two toasts, the tree readable",
+          showcase_app, toast_burst, size=NARROW_SIZE),
     Scene("environments", "two environments: laptop live, devbox reconnecting and dimmed",
           environments_app, select(f"laptop:{REVIEW}"), size=(150, 44)),
     Scene("replay", "a recording replayed: the replay bar, the child flagged at its moment",
@@ -186,7 +204,7 @@ BY_NAME = {scene.name: scene for scene in SCENES}
 
 async def export(scene: Scene, directory: Path) -> Path:
     app = scene.make()
-    async with app.run_test(size=scene.size) as pilot:
+    async with app.run_test(size=scene.size, notifications=True) as pilot:
         await scene.prepare(pilot)
         path = directory / f"{scene.name}.svg"
         app.save_screenshot(filename=path.name, path=str(directory))

@@ -54,6 +54,11 @@ def test_80x24(snap_compare: Any, name: str) -> None:
     check(snap_compare, name)
 
 
+@pytest.mark.parametrize("name", ["toasts", "narrow_toasts"])
+def test_a_burst_of_toasts(snap_compare: Any, name: str) -> None:
+    check(snap_compare, name)
+
+
 def test_two_environments(snap_compare: Any) -> None:
     check(snap_compare, "environments")
 

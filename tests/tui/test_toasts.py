@@ -1,0 +1,96 @@
+"""Toasts do not bury the screen (issue 21, item 5): a burst is coalesced and capped, the
+status line and the tree's selected row stay visible, and no toast repeats itself."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets._toast import Toast, ToastRack
+
+from t3tui.tui.burst import burst_changes, raise_burst
+from t3tui.tui.notify import notices
+from t3tui.tui.screenshots import (
+    NARROW_SIZE,
+    NOW,
+    STUCK_CHILD,
+    WIDE,
+    environments_app,
+    settled,
+    showcase_app,
+)
+from t3tui.tui.widgets.panes import StatusBar
+from t3tui.tui.widgets.thread_tree import ThreadTree
+from tests.tui.screen import screen_lines
+from tests.tui.waiting import until
+
+
+@pytest.mark.parametrize("size", [WIDE, NARROW_SIZE], ids=["160x48", "80x24"])
+async def test_a_burst_of_toasts_is_capped_coalesced_and_leaves_status_and_selection(size):
+    app = showcase_app()
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await settled(pilot)
+        tree = app.query_one(ThreadTree)
+        tree.select_thread(STUCK_CHILD)
+        await pilot.pause()
+        raise_burst(app, NOW)
+        await until(lambda: len(app.screen.query(Toast)) >= 2, what="the burst on screen")
+        await pilot.pause(0.3)
+        toasts = list(app.screen.query(Toast))
+        texts = [str(t.render()) for t in toasts]
+        assert len(toasts) <= 3, texts
+        assert any("more" in t and "+" in t for t in texts), texts  # the rest summarised
+        lines = screen_lines(app)
+        screen = "\n".join(lines)
+        # the check-in outcome raised twice: shown once, counted
+        assert screen.count("before the deadline") <= 1, screen
+        # the status line is not covered
+        status = app.query_one(StatusBar)
+        assert status.render().plain[:20].strip() in lines[status.region.y], screen
+        for toast in toasts:
+            assert not toast.region.overlaps(status.region), (toast.region, status.region)
+        # nor the selected row of the tree
+        row_y = tree.region.y + tree.cursor_line - tree.scroll_offset.y
+        for toast in toasts:
+            assert not (toast.region.y <= row_y < toast.region.bottom
+                        and toast.region.x < tree.region.right), (toast.region, row_y)
+
+
+def test_an_orphaned_notice_says_its_reason_once() -> None:
+    found = notices(burst_changes(NOW), events=frozenset({"orphaned"}), quiet={}, now=NOW)
+    assert len(found) == 1
+    assert found[0].text.count("will not be told") == 1, found[0].text
+
+
+async def test_the_same_story_told_again_is_one_toast_counted() -> None:
+    app = showcase_app()
+    async with app.run_test(size=WIDE, notifications=True) as pilot:
+        await settled(pilot)
+        for seconds in (49, 50, 51):  # near-identical: only a number differs
+            app.notify(f"no progress for 2m{seconds}s", title="stuck", severity="error",
+                       markup=False)
+        app.notify("Review B finished (done)", title="finished", markup=False)
+        await until(lambda: len(app.screen.query(Toast)) >= 2, what="the toasts on screen")
+        await pilot.pause(0.2)
+        texts = [str(t.render()) for t in app.screen.query(Toast)]
+        assert len(texts) == 2, texts
+        assert "no progress for 2m51s (x3)" in texts[0], texts
+
+
+async def test_toasts_move_to_the_top_rather_than_cover_the_selected_row() -> None:
+    app = environments_app()  # two showcases: rows down to the tree's bottom edge
+    async with app.run_test(size=WIDE, notifications=True) as pilot:
+        await settled(pilot)
+        await pilot.press("t")  # the timeline hidden: the tree reaches the status line
+        tree = app.query_one(ThreadTree)
+        last = app.view.rows[-1].id if app.view else ""
+        tree.select_thread(last)
+        await pilot.pause()
+        row_y = tree.region.y + tree.cursor_line - round(tree.scroll_offset.y)
+        assert row_y > WIDE[1] - 8, row_y  # where bottom toasts would be
+        raise_burst(app, NOW)
+
+        def clear_of_row() -> bool:
+            toasts = [t.region for t in app.screen.query(Toast) if t.region.height]
+            return len(toasts) >= 2 and all(not (r.y <= row_y < r.bottom) for r in toasts)
+
+        await until(clear_of_row, what="toasts off the selected row")
+        assert app.screen.get_child_by_type(ToastRack).has_class("-top")
