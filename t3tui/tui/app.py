@@ -22,6 +22,7 @@ from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
+from textual.driver import Driver
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input
@@ -154,6 +155,17 @@ class SupervisorApp(ToastsMixin, RenderMixin, TriageMixin, ActionsMixin, TreeAct
             yield ReplayBar(id="replay-bar")
         yield StatusBar(id="status")
         yield KeyFooter()
+
+    def get_driver_class(self) -> type[Driver]:
+        """textual-serve's web driver (a `t3tui web` tab) ends the app with its input."""
+        from textual.drivers.web_driver import WebDriver
+
+        driver = super().get_driver_class()
+        if driver is WebDriver:
+            from t3tui.tui.tabdriver import TabDriver
+
+            return TabDriver
+        return driver
 
     def on_mount(self) -> None:
         if self._handle_signals:

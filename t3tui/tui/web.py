@@ -5,8 +5,9 @@ websocket to xterm.js. It has no authentication of its own, so this server adds 
 
 - it binds 127.0.0.1 only, and answers only requests whose `Host` is that address or
   `localhost` on its port (a DNS-rebinding page gets 421);
-- it prints one URL carrying a fresh access token; opening it sets an HttpOnly, SameSite=Strict
-  session cookie and redirects to `/`, so the token leaves the address bar; the page, the
+- it prints one URL carrying a fresh access token, good once: opening it sets an HttpOnly,
+  SameSite=Strict session cookie and redirects to `/`, so the token leaves the address bar,
+  and another browser given the same URL later is refused (403); the page, the
   websocket and downloads need the cookie (401 without), the websocket also a same-origin
   `Origin` (403 otherwise: another site cannot drive the app);
 - no access log (it would hold the token), and the page loads nothing from outside (the
@@ -15,7 +16,8 @@ websocket to xterm.js. It has no authentication of its own, so this server adds 
 The servers to supervise are resolved here once (tokens from `T3TUI_TOKEN_<NAME>` or token
 commands) and handed to each app process by name and URL on its command line, tokens in its
 environment, never in argv. Without a server, the demo's two backends start here once and
-every browser tab watches the same ones.
+every browser tab watches the same ones. A tab's app ends when its socket closes, when
+`t3tui web` stops, or when its input ends however that came about (`tabdriver.py`).
 """
 
 from __future__ import annotations
@@ -167,6 +169,7 @@ def make_server(command: str, *, port: int, token: str) -> Any:
     from textual_serve.server import Server
 
     session = secrets.token_urlsafe(32)
+    spent: list[bool] = []  # the URL's token admits one browser, once (then the cookie does)
 
     class GuardedServer(Server):  # type: ignore[misc]
         async def _make_app(self) -> web.Application:
@@ -192,13 +195,22 @@ def make_server(command: str, *, port: int, token: str) -> Any:
             if request.path.startswith("/static/"):
                 return await handler(request)  # the library's own scripts and styles
             given = request.query.get("token")
+            admitted = hmac.compare_digest(request.cookies.get(COOKIE, "").encode(),
+                                           session.encode())
             if request.path == "/" and given is not None:
+                if admitted:
+                    return web.HTTPSeeOther("/")  # the browser that used the URL, again
                 if not hmac.compare_digest(given.encode(), token.encode()):
                     return web.Response(status=403, text="t3tui web: wrong token\n")
+                if spent:
+                    return web.Response(status=403, text=(
+                        "t3tui web: this URL was used already: its token admits one browser, "
+                        "once. Restart t3tui web for a new URL.\n"))
+                spent.append(True)
                 response = web.HTTPSeeOther("/")
                 response.set_cookie(COOKIE, session, httponly=True, samesite="Strict", path="/")
                 return response
-            if not hmac.compare_digest(request.cookies.get(COOKIE, "").encode(), session.encode()):
+            if not admitted:
                 return web.Response(status=401, text=(
                     "t3tui web: open the URL that `t3tui web` printed (it carries the token)\n"))
             if request.path == "/ws":
@@ -254,8 +266,10 @@ def run(args: argparse.Namespace) -> int:
         except TargetError as exc:
             return _error(str(exc))
         os.environ.update(servers.env)  # the app processes inherit the tokens, argv does not
-        command = shlex.join([sys.executable, "-m", "t3tui", *servers.argv,
-                              *app_arguments(args)])
+        # textual-serve runs this through sh: `exec` makes the app its own child, so what
+        # textual-serve or a signal does to that process reaches the app itself
+        command = "exec " + shlex.join([sys.executable, "-m", "t3tui", *servers.argv,
+                                        *app_arguments(args)])
         token = secrets.token_urlsafe(24)
         server = make_server(command, port=args.port, token=token)
 
