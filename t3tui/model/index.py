@@ -190,6 +190,11 @@ class TreeIndex:
             self.index_task(rec.id, row)
         rec.task_ids = frozenset(rows)
 
+    def touch_task_children(self, rec: Record) -> None:
+        for task_id in rec.task_ids:
+            if (child := self.task_child.get(task_id)) is not None:
+                self.touch(child)
+
     def task_known(self, kind: str, value: str) -> bool:
         if kind == "task":
             return value in self.task_parent or value in self.child_task

@@ -178,6 +178,9 @@ class Supervisor(Derivation):
             ix.reindex_sessions(rec)
         elif touched == "detached":
             ix.reindex_detaches(rec)
+        elif touched in ("tool", "transfer"):
+            # a delegate_task call or a published result: read by its children's task rows
+            ix.touch_task_children(rec)
         # a task row reaches its child through index_task (it touches that child only)
         patch = None
         if touched == "progress":
