@@ -142,7 +142,10 @@ def derive(ctx: ThreadContext, findings: list[Finding]) -> Derived:
     if waiting:
         return out(WAITING, waiting, own.run_completed_at)
     if task is not None and task.terminal:
-        return out(DONE, _done_reason(ctx), task.completed_at)
+        # done since its last end: a run after the task (a check-in, interrupted, say) ended
+        # later than the task did, and "done 3m" must not count from before that run
+        ends = [t for t in (task.completed_at, own.run_completed_at) if t is not None]
+        return out(DONE, _done_reason(ctx), max(ends) if ends else None)
     if own.settled:
         return out(SETTLED, "settled", own.settled_at)
     if own.status in (None, "idle"):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from t3tui.model import DetectorConfig, Supervisor
 from tests.model import factory as f
-from tests.model.frames.generate import begin_run, delegate
+from tests.model.frames.generate import begin_run, delegate, end_run
 from tests.model.replay import feed
 from tests.model.timeline import Timeline
 
@@ -214,3 +214,47 @@ def test_a_settled_parent_reads_settled_while_children_run():
     assert (row.state, row.state_reason) == ("settled", "settled · 2 children still running")
     row = sup_of(parent_with_children("stopped", settled=True)).view(f.at(30)).row(P)
     assert (row.state, row.state_reason) == ("settled", "settled · 2 children orphaned")
+
+
+# -- a done child's "since" (issue 21: after an interrupt it read the task's old end) --
+
+def test_a_done_child_run_again_then_interrupted_is_done_since_that_run_ended():
+    tl = Timeline("a child done at 10, checked in on at 100, interrupted at 300")
+    tl.shell(f.shell_row(P, "Parent", 0, status="completed", run="run-p1", requested=0,
+                         started=0, completed=12))
+    tl.subscribe(P)
+    task, child = delegate(tl, "kid", "Kid", 1, "settled_only", pthread="pt-k")
+    end_run(tl, child, "run-kid", 1, 10, "pt-k")
+    tl.event(P, "subagent.updated", f.subagent(task, P, "run-p1", child, "Kid", wake="always",
+                                               status="completed", started=1, completed=10),
+             10, "run-p1")
+    tl.shell(f.shell_row(child, "Kid", 1, parent=P, status="completed", run="run-kid",
+                         requested=1, started=1, completed=10))
+    begin_run(tl, child, "run-check", 100, "pt-k", ordinal=2)
+    tl.shell(f.shell_row(child, "Kid", 1, parent=P, status="running", activity="running",
+                         run="run-check", requested=100, started=100))
+    assert sup_of(tl).view(f.at(200)).row(child).state == "running"
+    tl.event(child, "run.updated", f.run("run-check", child, 2, "interrupted", 100, 100, 300,
+                                         "pt-k", "stopped"), 300, "run-check")
+    tl.shell(f.shell_row(child, "Kid", 1, parent=P, status="interrupted", run="run-check",
+                         requested=100, started=100, completed=300))
+    row = sup_of(tl).view(f.at(400)).row(child)
+    assert row.state == "done"
+    assert row.state_since == f.at(300)  # when the run ended, not the task's 10
+
+
+def test_a_done_child_is_done_since_its_task_completed():
+    # the control: no run after the task, the task's own end
+    tl = Timeline("a child done at 10")
+    tl.shell(f.shell_row(P, "Parent", 0, status="completed", run="run-p1", requested=0,
+                         started=0, completed=12))
+    tl.subscribe(P)
+    task, child = delegate(tl, "kid", "Kid", 1, "settled_only", pthread="pt-k")
+    end_run(tl, child, "run-kid", 1, 9, "pt-k")
+    tl.event(P, "subagent.updated", f.subagent(task, P, "run-p1", child, "Kid", wake="always",
+                                               status="completed", started=1, completed=10),
+             10, "run-p1")
+    tl.shell(f.shell_row(child, "Kid", 1, parent=P, status="completed", run="run-kid",
+                         requested=1, started=1, completed=9))
+    row = sup_of(tl).view(f.at(400)).row(child)
+    assert row.state == "done" and row.state_since == f.at(10)
