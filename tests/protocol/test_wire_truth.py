@@ -45,9 +45,10 @@ TOLERANT_ONLY = {
     "ThreadShell.usageLimitResetAt",
     # the contract's AuthorizationError has no cause; every other RPC error may carry one
     "EnvironmentAuthorizationError.cause",
-    # servers that put the enrichment roots inside the snapshot rather than beside it
+    # the protocol doc's "a snapshot may also carry" was read as inside the snapshot; the
+    # contract has the roots beside it (ShellSnapshotItem), which is read as well
     "ShellSnapshot.resolvedRepositoryIdentityRoots",
-    # what early builds named a plan's `kind`
+    # in the tolerant model before this check; no contract names it (the contract's is `kind`)
     "PlanArtifact.type",
 }
 
