@@ -23,7 +23,7 @@ from t3tui.model.index import Record, TreeIndex
 from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot, retain
 from t3tui.model.provider_record import NativeRef, ProtocolLog, ProviderRecord
 from t3tui.model.rowcache import RowCache
-from t3tui.model.wire import ModelInputError, as_wire, obj, objs, sequence_of, string
+from t3tui.model.wire import ModelInputError, as_wire, keyed, obj, objs, sequence_of, string
 
 
 class Supervisor(Derivation):
@@ -75,7 +75,7 @@ class Supervisor(Derivation):
             thread_id = string(thread.get("id"))
             if thread_id is None:
                 raise ModelInputError("shell item 'thread.updated': thread has no string `id`")
-            self._set_shell(thread_id, thread, string(w.get("location")) or "active")
+            self._set_shell(thread_id, keyed(thread), string(w.get("location")) or "active")
         elif kind == "thread.removed":
             thread_id = string(w.get("threadId"))
             if thread_id is None:

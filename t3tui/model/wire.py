@@ -6,6 +6,7 @@ import json
 import weakref
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from sys import intern
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -43,6 +44,15 @@ def as_wire(obj: Any, what: str) -> dict[str, Any]:
         if isinstance(wire, Mapping):
             return dict(wire)
     raise ModelInputError(f"{what}: expected a protocol item or a JSON object, got {type(obj).__name__}")
+
+
+def keyed(value: dict[str, Any]) -> dict[str, Any]:
+    """The same object with its keys (and its nested objects' keys) interned.
+
+    A frame's parser shares key strings within the frame only: a shell snapshot's 2,000 rows
+    share one set, but each `thread.updated` row brings ~50 of its own (~2.5 KiB a row). Kept
+    as they came, every thread's memory grows by that much the first time it changes."""
+    return {intern(k): keyed(v) if v.__class__ is dict else v for k, v in value.items()}
 
 
 def obj(value: Any) -> dict[str, Any]:

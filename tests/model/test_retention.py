@@ -135,3 +135,25 @@ def test_claims_of_dropped_messages_still_count() -> None:
     expected = whole.view(at(500)).findings
     assert [f.rule for f in expected] == ["claimed-not-real"]  # the claim is what fires
     assert bounded.view(at(500)).findings == expected
+
+
+def test_a_shell_row_updated_later_costs_what_the_snapshots_row_did() -> None:
+    """Each thread.updated arrives in a frame of its own, so its ~50 key strings are its own
+    (a snapshot's rows share theirs): without interning them, every thread's memory grows by
+    ~2.5 KiB the first time it changes, which a long watch reads as growth over time."""
+    rows = [shell_row(f"thread-{i:04d}", f"Thread {i}", i) for i in range(500)]
+    sup = Supervisor()
+    tracemalloc.start()
+    try:
+        empty = _held(sup)
+        sup.apply_shell(json.loads(json.dumps({"kind": "snapshot", "snapshot": {
+            "schemaVersion": 1, "snapshotSequence": 1, "projects": [], "threads": rows,
+            "archivedThreads": []}})))
+        snapshot = _held(sup) - empty
+        for n, row in enumerate(rows):
+            sup.apply_shell(json.loads(json.dumps({"kind": "thread.updated", "sequence": 2 + n,
+                                                   "location": "active", "thread": row})))
+        grown = _held(sup) - empty - snapshot
+    finally:
+        tracemalloc.stop()
+    assert grown < 0.1 * snapshot, f"{grown} bytes more after updating {snapshot} bytes of rows"
