@@ -38,10 +38,11 @@ class DetectorConfig:
     duplicate_tolerance_s: float = 2.0
     # phantom_child: grace for a mentioned task to show up as a task row
     phantom_grace_s: float = 30.0
-    # memory: each thread keeps at least its latest N messages (and every one a check-in
-    # reads); older ones are dropped from memory, not from the server or a recording. What
-    # the rules read of them (claims, mentions, progress) is kept apart.
+    # memory (model/retention.py): each thread keeps at least its latest N messages and runs
+    # (and every active run, and what a check-in reads); older ones are dropped from memory,
+    # not from the server or a recording. What the rules read of them is kept apart.
     keep_messages: int = 200
+    keep_runs: int = 100
     # check-ins
     checkin_text: str = "Reply exactly PONG"
     checkin_expect: str = "PONG"

@@ -215,13 +215,15 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
     if run is not None and proj is not None:
         since = proj.run_since.get(str(run.get("id")), (None, None))[1]
     tasks = task_facts(thread_id, proj) if proj else ()
-    cohorts = {}
+    cohorts = dict(proj.dropped_cohorts) if proj else {}
     if proj:
         for rid, r in proj.runs.items():
             disp = string(obj(r.get("delegatedCompletion")).get("disposition"))
             if disp:
                 cohorts[rid] = disp
     requested = [ts(r.get("requestedAt")) for r in proj.runs.values()] if proj else []
+    if proj and proj.dropped_requested_at:
+        requested.append(proj.dropped_requested_at)
     archived = location == "archive" or bool(base.get("archivedAt")) or bool(base.get("deletedAt"))
     return OwnFacts(
         id=thread_id,

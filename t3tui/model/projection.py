@@ -68,6 +68,9 @@ class Projection:
     interrupt_requests: dict[str, tuple[datetime | None, str | None]] = field(default_factory=dict)
     interrupt_results: dict[str, datetime | None] = field(default_factory=dict)
     last_progress_at: datetime | None = None
+    # what the rules read of runs dropped from memory (model/retention.py)
+    dropped_cohorts: dict[str, str] = field(default_factory=dict)
+    dropped_requested_at: datetime | None = None
 
     # -- derived lookups (per thread; cost independent of the number of threads) --
 
@@ -280,22 +283,6 @@ def _note_interrupt(proj: Projection, item: dict[str, Any]) -> None:
         proj.interrupt_requests.setdefault(run_id, (at, string(item.get("message"))))
     else:
         proj.interrupt_results.setdefault(run_id, at)
-
-
-def retain(proj: Projection, keep: int, pinned: frozenset[str] = frozenset()) -> None:
-    """Keep at least the `keep` latest-updated messages and every `pinned` one; drop the rest
-    from memory (the server and a recording still hold them; the transcript asks the server).
-    What the rules read of a dropped message stays: its claim, mentions and progress time
-    were noted when it arrived. Trims in steps (a quarter of `keep` over), not per message."""
-    msgs = proj.messages
-    if len(msgs) <= keep + max(1, keep // 4):
-        return
-    # newest last; among equal times the first seen is newest, as `facts.preview`'s max() reads
-    order = sorted(enumerate(msgs.items()),
-                   key=lambda x: (ts_key(x[1][1].get("updatedAt")), -x[0]))
-    for _, (mid, _msg) in order[:len(msgs) - keep]:
-        if mid not in pinned:
-            del msgs[mid]
 
 
 _ENTITY_EVENTS = frozenset({

@@ -20,8 +20,9 @@ from t3tui.model.factpatch import (
     turn_facts,
 )
 from t3tui.model.index import Record, TreeIndex
-from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot, retain
+from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot
 from t3tui.model.provider_record import NativeRef, ProtocolLog, ProviderRecord
+from t3tui.model.retention import retain
 from t3tui.model.rowcache import RowCache
 from t3tui.model.wire import ModelInputError, as_wire, keyed, obj, objs, sequence_of, string
 
@@ -141,7 +142,7 @@ class Supervisor(Derivation):
             seq = sequence_of(w, "snapshotSequence")
             rec = self._ix.record(thread_id)
             rec.proj = from_snapshot(projection, rec.proj)
-            retain(rec.proj, self.config.keep_messages, self._pinned(thread_id))
+            retain(rec.proj, self.config, self._pinned(thread_id))
             rec.cursor = seq
             self._reindex(rec)
             return
@@ -160,8 +161,8 @@ class Supervisor(Derivation):
             if rec.proj is None:
                 rec.proj = Projection()
             touched = apply_event(rec.proj, event)
-            if touched == "message":
-                retain(rec.proj, self.config.keep_messages, self._pinned(thread_id))
+            if touched in ("message", "run"):
+                retain(rec.proj, self.config, self._pinned(thread_id))
             self._after_event(rec, touched, obj(event.get("payload")))
         rec = self._ix.record(thread_id)
         rec.cursor = seq
@@ -282,15 +283,18 @@ class Supervisor(Derivation):
         self._ix.touch(checkin.thread_id)
 
     def _pinned(self, thread_id: str) -> frozenset[str]:
-        """Messages the memory bound must keep: a check-in's own and its answers (its verdict
-        reads them, however many messages come after)."""
+        """Message and run ids the memory bound must keep: a check-in's message, its answers
+        and its run (its verdict reads them, however many come after)."""
         checkin = self._checkins.get(thread_id)
         rec = self._ix.records.get(thread_id)
         if checkin is None or rec is None or rec.proj is None:
             return frozenset()
-        return frozenset({checkin.message_id, *(
-            mid for mid, m in rec.proj.messages.items()
-            if m.get("role") == "assistant" and is_answer(m.get("text"), checkin.expect))})
+        proj = rec.proj
+        ours = string(obj(proj.messages.get(checkin.message_id)).get("runId"))
+        return frozenset({checkin.message_id, ours or "", *(
+            mid for mid, m in proj.messages.items()
+            if m.get("role") == "assistant" and is_answer(m.get("text"), checkin.expect)), *(
+            rid for rid, r in proj.runs.items() if r.get("userMessageId") == checkin.message_id)})
 
     def checkin_rejected(self, thread_id: str, message: str) -> None:
         """The server refused the check-in's command: its verdict becomes `busy`."""

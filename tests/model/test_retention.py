@@ -1,5 +1,6 @@
-"""Bounded memory (issue 25): a thread keeps its latest `keep_messages` messages, and the facts
-the rules read of older ones; rows and findings do not depend on the bound."""
+"""Bounded memory (issue 25): a thread keeps its latest `keep_messages` messages and `keep_runs`
+runs, and the facts the rules read of older ones; rows and findings do not depend on the
+bound."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from t3tui.model import DetectorConfig, Supervisor, wire
 from t3tui.model.checkin import plan_checkin
-from tests.model.factory import at, message, shell_row
+from tests.model.factory import at, attempt, message, provider_turn, run, shell_row
 from tests.model.replay import feed, frame_time, load
 from tests.model.timeline import FRAMES
 
@@ -32,12 +33,12 @@ def _frames(name: str) -> list[dict]:
 @pytest.mark.parametrize("short", [False, True], ids=["default", "short-dwells"])
 @pytest.mark.parametrize("name", FIXTURES)
 def test_rows_and_findings_do_not_depend_on_the_bound(name: str, short: bool) -> None:
-    """The smallest bound (one message per thread) gives every row and finding the unbounded
-    model gives, at every frame and on a grid past the longest dwell."""
+    """The smallest bound (one message and one run per thread) gives every row and finding the
+    unbounded model gives, at every frame and on a grid past the longest dwell."""
     frames = _frames(name)
     dwells = SHORT if short else {}
-    whole = Supervisor(DetectorConfig(**dwells, keep_messages=10**9))
-    bounded = Supervisor(DetectorConfig(**dwells, keep_messages=1))
+    whole = Supervisor(DetectorConfig(**dwells, keep_messages=10**9, keep_runs=10**9))
+    bounded = Supervisor(DetectorConfig(**dwells, keep_messages=1, keep_runs=1))
     times = sorted({t for fr in frames if (t := frame_time(fr)) is not None})
     end = times[-1] + timedelta(seconds=300 if not short else 40)
     grid = [times[0] + timedelta(seconds=1.7 * k)
@@ -157,3 +158,67 @@ def test_a_shell_row_updated_later_costs_what_the_snapshots_row_did() -> None:
     finally:
         tracemalloc.stop()
     assert grown < 0.1 * snapshot, f"{grown} bytes more after updating {snapshot} bytes of rows"
+
+
+def _turns(sup: Supervisor, runs: range) -> None:
+    """Run after run on the long thread, each with its attempt and provider turn, each event
+    a fresh dict (as decoded); the first run is of the `interrupted` cohort."""
+    for n in runs:
+        rid, t = f"run-{n}", 10 * n
+        done = run(rid, THREAD, n + 1, "completed", t, t + 1, t + 5, "pt-1",
+                   cohort="interrupted" if n == 0 else None)
+        for seq, (etype, body) in enumerate([
+                ("run.created", run(rid, THREAD, n + 1, "running", t, t + 1, None, "pt-1")),
+                ("run-attempt.updated", attempt(rid, t + 1, "pt-1")),
+                ("provider-turn.updated", provider_turn(f"turn-{n}", rid, "pt-1", "completed",
+                                                        t + 1, t + 4, t + 4)),
+                ("run.updated", done)]):
+            sup.apply_thread(THREAD, json.loads(json.dumps({
+                "kind": "event", "sequence": 10_000 + 4 * n + seq, "event": {
+                    "id": f"evt-r{n}-{seq}", "threadId": THREAD, "runId": rid,
+                    "occurredAt": body.get("startedAt") or body.get("requestedAt"),
+                    "type": etype, "payload": body}})))
+
+
+def test_many_runs_are_held_in_bounded_memory() -> None:
+    sup = Supervisor(DetectorConfig(keep_runs=20))
+    whole = Supervisor(DetectorConfig(keep_runs=10**9))
+    _long_thread(whole, range(0, 2))
+    _turns(whole, range(0, 1000))
+    tracemalloc.start()
+    try:
+        _long_thread(sup, range(0, 2))
+        _turns(sup, range(0, 200))
+        before = _held(sup)
+        _turns(sup, range(200, 1000))
+        grown = _held(sup) - before
+    finally:
+        tracemalloc.stop()
+    # 800 more runs with their attempts and turns would be ~2 MB held; the bound keeps it flat
+    assert grown < 100_000, f"{grown} bytes more for 800 more runs"
+    # what the rules read of the dropped runs stays: the first run's cohort, the latest request
+    own, full = sup._ix.own(THREAD), whole._ix.own(THREAD)
+    assert own.cohorts == full.cohorts == {"run-0": "interrupted"}
+    assert own.latest_run_requested_at == full.latest_run_requested_at == at(9990)
+    assert sup.row(THREAD, at(10_000)) == whole.row(THREAD, at(10_000))
+
+
+def test_a_checkin_run_outlives_the_bound() -> None:
+    """A check-in's run ended without the answer: `unanswered`, however many runs follow."""
+    sup = Supervisor(DetectorConfig(keep_runs=1, keep_messages=1))
+    _long_thread(sup, range(0, 2))
+    plan = plan_checkin(sup.row(THREAD, at(20)), command_id="cmd-1", message_id="m-checkin",
+                        now=at(20), timeout_s=600)
+    sup.record_checkin(plan.checkin)
+    ended = run("run-c", THREAD, 1, "completed", 21, 21, 22, "pt-1")
+    ended["userMessageId"] = "m-checkin"
+    for seq, (etype, body) in enumerate([
+            ("message.updated", message("m-checkin", THREAD, "run-c", "user", "Reply PONG", 21)),
+            ("run.updated", ended)]):
+        sup.apply_thread(THREAD, {"kind": "event", "sequence": 100 + seq, "event": {
+            "id": f"evt-c{seq}", "threadId": THREAD, "runId": "run-c", "occurredAt": None,
+            "type": etype, "payload": body}})
+    assert sup.checkin_verdict(THREAD, at(30)).verdict == "unanswered"
+    _turns(sup, range(5, 40))
+    _long_thread(sup, range(300, 320))
+    assert sup.checkin_verdict(THREAD, at(500)).verdict == "unanswered"
