@@ -193,7 +193,7 @@ def _client_moments(replay: Replay) -> list[Moment]:
                               f"check-in sent, deadline in {wait:g} s", detail=checkin.text))
     for sent in replay.log.commands:
         if sent.command.get("commandId") in checkin_commands:
-            text = f"command sent: {sent.type} (the check-in)"
+            text = f"command sent by t3tui: {sent.type} (the check-in)"
         else:
             text = f"command sent by t3tui: {sent.type}"
         moments.append(Moment(sent.at, "command", sent.thread_id, text))

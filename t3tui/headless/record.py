@@ -2,9 +2,10 @@
 
 The session is the one `status` and the app hold (the shell and every thread of interest),
 kept until Ctrl-C or `--duration`, reconnecting as the app does; the file shows each gap and
-resume. Replay it with `t3tui --replay FILE`, `t3tui status --replay FILE --at TIME` or
-`t3tui report --replay FILE`. Exit 0 once stopped, 2 when the server cannot be reached or
-the file cannot be written.
+resume. It reads the providers' own records as the app does (`--codex-home`, ...) and notes
+what they say as it changes, so a replay shows `provider_finished_unheard` too. Replay it with
+`t3tui --replay FILE`, `t3tui status --replay FILE --at TIME` or `t3tui report --replay FILE`.
+Exit 0 once stopped, 2 when the server cannot be reached or the file cannot be written.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from t3tui.headless.common import (
     run_async,
     supervised,
 )
+from t3tui.headless.proof import add_proof_arguments, homes_from
+from t3tui.proof.feed import follow_records
+from t3tui.proof.records import RecordReader
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--duration", type=positive_seconds, metavar="S",
                         help="stop after S seconds")
     add_server_arguments(parser)
+    add_proof_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,9 +53,11 @@ def run(args: argparse.Namespace) -> int:
         with recording_to(args.output, args) as recorder:
             assert recorder is not None
             try:
-                async with supervised(args, recorder=recorder) as (session, _supervisor):
+                async with supervised(args, recorder=recorder) as (session, supervisor):
                     print(f"t3tui: recording {session.target.base_url} to {args.output} "
                           "(Ctrl-C stops)", file=sys.stderr, flush=True)
+                    proof = asyncio.create_task(follow_records(
+                        supervisor, RecordReader(homes_from(args)), note=session.note))
                     failed = asyncio.ensure_future(
                         session.state.wait_for(lambda s: isinstance(s, Failed)))
                     try:
@@ -59,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
                         pass
                     finally:
                         failed.cancel()
+                        proof.cancel()
+                        await asyncio.gather(proof, return_exceptions=True)
                     if isinstance(session.state.value, Failed):
                         raise ClientError(session.state.value.reason)
             finally:

@@ -12,11 +12,13 @@ check-in under "What was done", naming the recording file the user asked for.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from t3tui.backend.provider.faults import SETTLE_DROPS_CHILD_SUBSCRIPTION
 from t3tui.backend.testing import running_backend
 from t3tui.client.backoff import Backoff
 from t3tui.client.recording import read_recording
@@ -30,7 +32,9 @@ from t3tui.tui.replay import ReplaySource
 from t3tui.tui.screens.report import ReportScreen
 from t3tui.tui.source import LiveSource
 from t3tui.tui.widgets.thread_tree import ThreadTree
-from tests.headless.cli import cli
+from tests.headless.cli import cli, server_args
+from tests.proof.helpers import settle_and_send
+from tests.triage.reading import recording_when
 from tests.tui.waiting import until
 
 pytestmark = pytest.mark.e2e
@@ -80,6 +84,7 @@ def assert_demo_report(text: str, seen: datetime, recording: str) -> None:
     assert "| thread.settle | Settled by the demo (seed 004) | accepted |" in done, done
     assert "| message.dispatch | Checked in after the settle | accepted |" in done, done
     assert "command sent by t3tui: thread.settle" in text
+    assert "command sent by t3tui: message.dispatch (the check-in)" in text
     assert "session.ndjson.gz" not in text
     assert recording in text
 
@@ -181,3 +186,24 @@ async def test_without_record_w_rests_on_the_whole_session_and_leaves_no_file(
     assert_demo_report(text, seen, f"this session with {url}")
     assert str(own.parent) not in text  # no temporary path is named
     assert own is not None and not own.parent.exists()  # and none is left behind
+
+
+async def test_t3tui_record_carries_what_the_provider_records_said(tmp_path: Path) -> None:
+    """The headless recorder (the README's other way to record) notes the provider records
+    too, so `report --replay` on its file shows `⚑ unheard`."""
+    path = tmp_path / "cli.ndjson.gz"
+    async with running_backend(scenario="settle-unsubscribe",
+                               faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]) as backend:
+        recording = asyncio.create_task(cli(
+            "record", "-o", str(path), *server_args(backend), "--duration", "25",
+            "--codex-home", str(backend.data_dir / "codex-home"), "--claude-home", "off",
+            "--t3-home", "off"))
+        await recording_when(path, lambda r: any(b'"Chunk"' in line for line in r.lines),
+                             timeout=30, what="the recorder synchronized")
+        child = await settle_and_send(backend, "Reply PONG")
+        done = await recording
+    assert done.code == 0, done.err
+    doc = await cli("report", "--replay", str(path), child, "--json")
+    assert doc.code == 0, doc.err
+    [finding] = [f for f in doc.json()["findings"] if f["rule"] == RULE]
+    assert finding["evidence"]["lastMessage"] == "PONG" and finding["flaggedAt"]
