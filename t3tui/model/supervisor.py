@@ -158,8 +158,9 @@ class Supervisor(Derivation):
                 raise ModelInputError("thread item 'event' has no `event` object")
             check_event(event)
             rec = self._ix.record(thread_id)
-            if rec.proj is None:
+            if rec.proj is None:  # its snapshot was lost: the thread is subscribed from now on
                 rec.proj = Projection()
+                self._ix.touch(thread_id, own=True)
             touched = apply_event(rec.proj, event)
             if touched in ("message", "run"):
                 retain(rec.proj, self.config, self._pinned(thread_id))

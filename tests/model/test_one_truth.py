@@ -82,3 +82,12 @@ def test_a_wait_call_seen_after_its_task_row_reaches_the_child() -> None:
     the wait timed out comes after the task row, and the child's task row must read it."""
     frames = _frames("recorded_parallel_waits")
     check_delivery("recorded_parallel_waits", CONFIGS[0], frames[3:], [0])
+
+
+def test_a_stream_whose_snapshot_was_lost_reads_stale_from_its_first_event() -> None:
+    """The child's snapshot and `synchronized` lost, its events arrive: the projection they
+    start makes the thread subscribed (and stale until its marker), not a patched row."""
+    frames = [fr for fr in _frames("recorded_settle_fault")
+              if not (fr.get("threadId", "").startswith("thread:delegated-task")
+                      and fr["item"]["kind"] in ("snapshot", "synchronized"))]
+    check_delivery("recorded_settle_fault", CONFIGS[0], frames, [0])
