@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, get_args
 
 from rich.text import Text
+from textual.widgets import Input
 
 from t3tui import actions
 from t3tui.actions import NEEDS_ROW, interrupt_choices, unavailable
@@ -73,6 +74,8 @@ class ActionsMixin(_Base):
         # False hides a key that makes no sense on this screen; None dims one that does not
         # apply to the selected thread right now.
         if action == "open" and isinstance(self.screen, TranscriptScreen):
+            return False
+        if self.typing_gate(action) is False:
             return False
         gate = self.triage_gate(action)
         if gate is False:
@@ -331,10 +334,11 @@ class ActionsMixin(_Base):
     # -- filters, panes, help --
 
     def action_filter(self) -> None:
-        box = self.main_screen.query_one("#filter")
+        box = self.main_screen.query_one("#filter", Input)
         box.remove_class("-hidden")
-        # Focus now, not after a refresh: keys typed right after `/` belong to the filter.
-        self.main_screen.set_focus(box)
+        box.cursor_position = len(box.value)
+        # Typing mode (keyroute.py): the keys typed right after `/` belong to the filter.
+        self.start_typing(box)
 
     def action_problems(self) -> None:
         flt = self.row_filter
@@ -342,13 +346,11 @@ class ActionsMixin(_Base):
         self.redraw()
 
     def action_clear_filter(self) -> None:
-        from textual.widgets import Input
-
         box = self.main_screen.query_one("#filter", Input)
         box.value = ""
         box.add_class("-hidden")
         self.row_filter = type(self.row_filter)()
-        self.tree.focus()
+        self.stop_typing(self.tree)
         self.redraw()
 
     def action_raw(self) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
@@ -34,6 +34,7 @@ from t3tui.model import SupervisorView, ThreadRow
 from t3tui.tui.actions import ActionsMixin
 from t3tui.tui.config import TuiConfig
 from t3tui.tui.filters import FilterError, RowFilter, parse_filter
+from t3tui.tui.keyroute import TypingApp
 from t3tui.tui.keys import ACTIONS, bindings
 from t3tui.tui.labels import display_text
 from t3tui.tui.liveview import Throttle
@@ -68,18 +69,26 @@ def utc_now() -> datetime:
 
 
 class FilterInput(Input):
-    """The `/` filter line; escape clears it and gives the tree the focus back."""
+    """The `/` filter line. Enter applies it and escape clears it, both at once (bindings run
+    as the key arrives, keyroute.py), handing the tree its keys back."""
 
-    BINDINGS = [Binding("escape", "app.clear_filter", "Clear filter", id="filter.clear")]
+    BINDINGS = [Binding("enter", "app.apply_filter", "Apply", id="filter.apply"),
+                Binding("escape", "app.clear_filter", "Clear filter", id="filter.clear")]
+
+    def __init__(self, **kwargs: Any) -> None:
+        # `/` again adds to the filter: no select-all that a Focus handled later would apply
+        # to the letters already typed behind it
+        super().__init__(select_on_focus=False, **kwargs)
 
 
 class SupervisorApp(ToastsMixin, RenderMixin, TriageMixin, ActionsMixin, TreeActionsMixin,
-                    App[int]):
+                    TypingApp):
     """`SupervisorApp(source, config=..., clock=..., new_id=...)`; see the module docstring."""
 
     CSS_PATH = "styles.tcss"
     TITLE = "t3tui"
     BINDINGS = bindings()
+    LINE_ACTIONS = frozenset({"apply_filter", "clear_filter"})  # the filter line's own keys
 
     def __init__(
         self,
@@ -304,17 +313,19 @@ class SupervisorApp(ToastsMixin, RenderMixin, TriageMixin, ActionsMixin, TreeAct
             event.input.tooltip = Text(str(exc))
         self.redraw()
 
-    @on(Input.Submitted, "#filter")
-    def _filter_done(self, event: Input.Submitted) -> None:
+    def action_apply_filter(self) -> None:
+        box = self.main_screen.query_one("#filter", Input)
         try:
-            parse_filter(event.value)
+            # the text as it stands: its Changed message may not have been handled yet
+            self.row_filter = parse_filter(box.value,
+                                           problems_only=self.row_filter.problems_only)
         except FilterError as exc:
             self.notify(str(exc), title="filter", severity="warning", markup=False)
             return
-        if not event.value.strip():
-            event.input.add_class("-hidden")
+        if not box.value.strip():
+            box.add_class("-hidden")
         tree = self.tree
-        tree.focus()
+        self.stop_typing(tree)
         # Land on the first row that matches, not on an ancestor kept for context.
         first = next((r for r in self.view.rows if self.row_filter.matches(r)), None) \
             if self.view and self.row_filter.active else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -12,6 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
+from t3tui.tui.keyroute import InputReady
 from t3tui.tui.labels import display_text, screen_safe
 
 
@@ -76,10 +78,21 @@ class Field:
     placeholder: str = ""
 
 
+class FieldInput(Input):
+    """A dialog's text field: enter moves on or submits at once (not by a message handled
+    after the keys typed behind it), so those keys never land in a field being submitted."""
+
+    BINDINGS = [Binding("enter", "screen.field_done", "Next", show=False, id="prompt.enter")]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(select_on_focus=False, **kwargs)  # keys typed ahead stay typed
+
+
 class PromptScreen(ModalScreen[dict[str, str] | None]):
     """One or more text fields; enter on the last submits, escape cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel")]
+    wants_typing = True  # keys typed before its input is mounted wait for it (keyroute.py)
 
     def __init__(self, title: str, body: Text, fields: Sequence[Field],
                  *, submit: str = "Send") -> None:
@@ -95,15 +108,16 @@ class PromptScreen(ModalScreen[dict[str, str] | None]):
             yield Static(self._body, id="dialog-body")
             for field in self._fields:
                 yield Label(Text(display_text(field.label)), classes="field-label")
-                yield Input(placeholder=field.placeholder, id=f"field-{field.id}",
-                            name=field.id)
+                yield FieldInput(placeholder=field.placeholder, id=f"field-{field.id}",
+                                 name=field.id)
             yield Static("", id="dialog-error")
             with Horizontal(id="dialog-buttons"):
                 yield Button(self._submit, variant="primary", id="submit")
                 yield Button("Cancel", variant="default", id="cancel")
 
     def on_mount(self) -> None:
-        self.query(Input).first().focus()
+        self.set_focus(self.query(Input).first())
+        self.app.post_message(InputReady())
 
     def _values(self) -> dict[str, str]:
         return {i.name or "": i.value for i in self.query(Input)}
@@ -118,13 +132,13 @@ class PromptScreen(ModalScreen[dict[str, str] | None]):
             return
         self.dismiss(values)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
+    def action_field_done(self) -> None:
         inputs = list(self.query(Input))
-        if event.input is inputs[-1]:
+        field = self.focused
+        if field not in inputs or field is inputs[-1]:
             self._submit_if_complete()
         else:
-            inputs[inputs.index(event.input) + 1].focus()
+            self.set_focus(inputs[inputs.index(field) + 1])  # type: ignore[arg-type]
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
