@@ -17,7 +17,13 @@ API note (read this before calling an action)
   `stop_targets(view, root_id)` (deepest first).
 - The flows are `async def action(port, ..., *, report, clock, timeout, new_id) -> Outcome`:
   `interrupt(port, thread_id, run_id)`, `force_stop(port, thread_id, run_id)`,
-  `stop_tree(port, targets, on_step=)`. `report(phase, text)` hears progress (phase pending /
+  `stop_tree(port, targets, on_step=)`; `settle(port, thread_id)` after
+  `check_settle(port, view, thread_id)` (the unsettled children, and those sharing a provider
+  session the settle would detach), `settle_children_first(port, thread_id, children)`;
+  `settle_delivery(port, child_row, "dispose" | "acknowledge")`; `send_message(port,
+  thread_id, text)`, `forward(port, child_row, text=None)` (to its parent),
+  `respond(port, thread_id, request_id, decision= | answers=)`; `checkin(port, thread_id,
+  text=, expect=, timeout_s=, queue_if_busy=)` (no `timeout`: its deadline is `timeout_s`). `report(phase, text)` hears progress (phase pending /
   ok / failed / unknown; `no_report` ignores it). They send, then wait for the stream to show
   the effect.
 - `Outcome` (`outcome.py`): `kind` is "ok" (the stream showed it; `row` is the row it showed),
@@ -41,8 +47,17 @@ from t3tui.actions.interrupt import (
     interrupt,
     stop_tree,
 )
+from t3tui.actions.messages import checkin, forward, is_busy, respond, send_message
 from t3tui.actions.outcome import Outcome, send_and_confirm
 from t3tui.actions.port import Clock, IdFactory, Port, Report, SessionPort, no_report
+from t3tui.actions.settle import (
+    DELIVERY_STATE,
+    SettleCheck,
+    check_settle,
+    settle,
+    settle_children_first,
+    settle_delivery,
+)
 from t3tui.actions.targets import (
     InterruptChoice,
     StopTarget,
@@ -53,6 +68,7 @@ from t3tui.actions.targets import (
 )
 
 __all__ = [
+    "DELIVERY_STATE",
     "FORCE_REASON",
     "INTERRUPT_REASON",
     "NEEDS_ROW",
@@ -64,15 +80,25 @@ __all__ = [
     "Port",
     "Report",
     "SessionPort",
+    "SettleCheck",
     "StopStep",
     "StopTarget",
     "blocking_children",
+    "check_settle",
+    "checkin",
     "force_stop",
+    "forward",
     "interrupt",
     "interrupt_choices",
+    "is_busy",
     "no_report",
     "parent_of",
+    "respond",
     "send_and_confirm",
+    "send_message",
+    "settle",
+    "settle_children_first",
+    "settle_delivery",
     "stop_targets",
     "stop_tree",
     "unavailable",

@@ -11,9 +11,10 @@ import json
 from rich.console import Console
 from rich.text import Text
 
-from t3tui.client.checkin import run_checkin
+from t3tui import actions
+from t3tui.actions import no_report
 from t3tui.headless import common
-from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, OnThread
+from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread
 from t3tui.headless.render import finding_lines, print_lines, title_of
 from t3tui.headless.thread_command import run_on_thread
 
@@ -56,14 +57,12 @@ def run(args: argparse.Namespace) -> int:
 
 async def checkin(on: OnThread, out: Console, args: argparse.Namespace) -> int:
     row = on.row
-    verdict = await run_checkin(
-        on.session,
-        row.id,
-        text=args.text,
-        expect=args.expect,
-        timeout_s=args.timeout,
-        queue_if_busy=not args.no_queue,
-    )
+    outcome = await actions.checkin(on.port, row.id, report=no_report, clock=common.now,
+                                    text=args.text, expect=args.expect, timeout_s=args.timeout,
+                                    queue_if_busy=not args.no_queue)
+    if outcome.kind == "unknown":  # the check-in may or may not have reached the thread
+        raise CommandError(outcome.message or outcome.text)
+    verdict = outcome.value
     view = on.supervisor.view(common.now())
     findings = [f for f in view.findings if f.thread_id == row.id]
     answered = verdict.verdict == "answered"

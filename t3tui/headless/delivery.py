@@ -14,16 +14,13 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.text import Text
 
-from t3tui.client.outcome import new_command_id
+from t3tui import actions
+from t3tui.actions import no_report
 from t3tui.headless import common
 from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, OnThread, Refused
 from t3tui.headless.render import title_of
 from t3tui.headless.thread_command import run_on_thread
 from t3tui.model.forwarding import delivery_refusal
-from t3tui.protocol.commands import (
-    DelegatedTaskCompletionDeliveryAcknowledge,
-    DelegatedTaskCompletionDeliveryDispose,
-)
 
 WHAT = {
     "dispose": ("disposed", "don't wake the parent for CHILD's task: its completion delivery "
@@ -60,19 +57,12 @@ async def settle_delivery(on: OnThread, out: Console, args: argparse.Namespace, 
     if child.task is None:
         raise Refused(delivery_refusal(child, action) or "not a delegated child")
     # no second-guessing here: the server decides, and its refusal is printed verbatim
-    task = child.task
     state = WHAT[action][0]
-    command = (DelegatedTaskCompletionDeliveryDispose(
-        command_id=new_command_id(), parent_thread_id=task.parent_thread_id, task_id=task.task_id)
-        if action == "dispose" else DelegatedTaskCompletionDeliveryAcknowledge(
-        command_id=new_command_id(), parent_thread_id=task.parent_thread_id, task_id=task.task_id,
-        observed_by_run_id=None))
-    sent = await common.send_and_confirm(
-        on, command, child.id, lambda row: row.task is not None and row.task.delivery == state,
-        args.timeout, out)
-    if sent.refused:
+    outcome = await actions.settle_delivery(on.port, child, action, report=no_report,
+                                            clock=common.now, timeout=args.timeout)
+    if not common.answered(outcome, out):
         return EXIT_FLAGGED
-    if sent.row is None:
+    if not outcome.ok:
         out.print(Text(f"accepted, but the stream did not show it {state} within "
                        f"{args.timeout:g}s", style="yellow"))
         return EXIT_FLAGGED

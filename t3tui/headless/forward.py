@@ -16,7 +16,8 @@ import sys
 from rich.console import Console
 from rich.text import Text
 
-from t3tui.client.outcome import new_command_id
+from t3tui import actions
+from t3tui.actions import no_report
 from t3tui.headless import common
 from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread, Refused
 from t3tui.headless.proof import add_proof_arguments, apply_records, homes_from
@@ -25,7 +26,6 @@ from t3tui.headless.thread_command import run_on_thread
 from t3tui.model.forwarding import forward_refusal, forward_text, unheard_answer, unheard_text
 from t3tui.model.labels import short_id
 from t3tui.proof.records import RecordReader
-from t3tui.protocol.commands import MessageDispatch, QueueAfterActive, StartImmediately
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -87,26 +87,17 @@ async def forward(on: OnThread, out: Console, args: argparse.Namespace) -> int:
     if not confirmed(args):
         out.print("not sent")
         return EXIT_FLAGGED
-    busy = parent.active_run_id is not None
-    message_id = new_command_id()
-    command = MessageDispatch(command_id=new_command_id(), thread_id=parent.id,
-                              message_id=message_id, text=text,
-                              dispatch_mode=QueueAfterActive() if busy else StartImmediately())
-    opened = on.session.open_thread(parent.id)  # our message shows on the parent's stream
-    try:
-        sent = await common.send_and_confirm(
-            on, command, parent.id, lambda _row: on.supervisor.has_message(parent.id, message_id),
-            args.timeout, out)
-    finally:
-        if opened:
-            on.session.close_thread(parent.id)
-    if sent.refused:
+    outcome = await actions.forward(on.port, child, text=text, report=no_report,
+                                    clock=common.now, timeout=args.timeout)
+    if outcome.kind == "unavailable":
+        raise CommandError(f"{short_id(child.id)}'s parent is not on this server")
+    if not common.answered(outcome, out):
         return EXIT_FLAGGED
-    if sent.row is None:
+    if not outcome.ok:
         out.print(Text(f"sent, but the parent's stream did not show it within {args.timeout:g}s",
                        style="yellow"))
         return EXIT_FLAGGED
-    queued = " (queued after its active run)" if busy else ""
+    queued = " (queued after its active run)" if outcome.extra["queued"] else ""
     out.print(Text("forwarded to ", style="bold green").append(title_of(parent, parent.id))
               .append(queued))
     return EXIT_OK

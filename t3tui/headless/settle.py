@@ -12,14 +12,13 @@ import argparse
 from rich.console import Console
 from rich.text import Text
 
-from t3tui.client.outcome import new_command_id
-from t3tui.client.settle_guard import settle_risks
+from t3tui import actions
+from t3tui.actions import no_report
 from t3tui.headless import common
 from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, OnThread
 from t3tui.headless.render import title_of
 from t3tui.headless.thread_command import run_on_thread
 from t3tui.model.labels import short_id
-from t3tui.protocol.commands import ThreadSettle
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,8 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 async def refused(on: OnThread) -> list[Text]:
     """Why settling would strand a child (empty when it would not)."""
-    kids = {c.id: c for c in on.view.unsettled_descendants(on.row.id)}
-    risks = await settle_risks(on.session, on.row.id, kids)
+    check = await actions.check_settle(on.port, on.view, on.row.id)
+    kids = {c.id: c for c in check.unsettled}
+    risks = check.risks
     if not risks:
         return []
     lines = [Text("refused: ", style="bold red").append(title_of(on.row, on.row.id))]
@@ -71,13 +71,11 @@ async def settle(on: OnThread, out: Console, args: argparse.Namespace) -> int:
         for line in lines:
             out.print(line)
         return EXIT_FLAGGED
-    command = ThreadSettle(command_id=new_command_id(), thread_id=row.id)
-    sent = await common.send_and_confirm(
-        on, command, row.id, lambda r: r.settled, args.timeout, out
-    )
-    if sent.refused:
+    outcome = await actions.settle(on.port, row.id, report=no_report, clock=common.now,
+                                   timeout=args.timeout)
+    if not common.answered(outcome, out):
         return EXIT_FLAGGED
-    if sent.row is not None:
+    if outcome.ok:
         out.print(Text("settled · ", style="bold green").append(title))
         return EXIT_OK
     out.print(

@@ -1,7 +1,7 @@
 """The app's actions: gating (`check_action`), confirmations, and launching action flows.
 
 A mixin of `SupervisorApp`, kept apart so the app module stays about rendering. Each action
-that talks to the server runs its flow (`flows.py`) in its own exclusive worker, grouped by
+that talks to the server runs its action (`t3tui.actions`) in its own exclusive worker, grouped by
 action and thread, and hears back only through `ActionUpdate` messages.
 """
 
@@ -22,7 +22,6 @@ from t3tui.client.state import Live, Stale, Syncing
 from t3tui.model.environments import unqualify
 from t3tui.model.wiretext import display_text, is_display_safe
 from t3tui.protocol.enums import ApprovalDecision
-from t3tui.tui import flows
 from t3tui.tui.helptext import help_text
 from t3tui.tui.keys import BY_ID
 from t3tui.tui.messages import ActionStatus, ActionUpdate, SettleChecked, action_name
@@ -156,12 +155,12 @@ class ActionsMixin(_Base):
         if row is None or view is None:
             return
         thread_id = row.id
-        unsettled = [r.id for r in view.unsettled_descendants(row.id)]
 
         async def check(report: Report) -> None:
             report("pending", "checking which children share its provider session…")
-            risks = await self.source.settle_risks(thread_id, unsettled)
-            self.post_message(SettleChecked(thread_id, risks, unsettled))
+            found = await actions.check_settle(self.source, view, thread_id)
+            self.post_message(SettleChecked(thread_id, found.risks,
+                                            [r.id for r in found.unsettled]))
 
         self.start_flow(thread_id, "settle", check)
 
@@ -200,23 +199,12 @@ class ActionsMixin(_Base):
         if choice is None:
             self._patch([thread_id])
             return
-        targets = [*unsettled[::-1], thread_id] if choice == "children" else [thread_id]
+        children = unsettled if choice == "children" else []
 
-        async def settle_all(report: Report) -> None:
-            for target in targets:
-                last = target == thread_id
-                label = "" if last else f"child {self._title_of(target)}: "
-
-                def sub(phase: str, text: str, label: str = label, last: bool = last) -> None:
-                    # A settled child is a step, not the outcome: only the parent's ends it.
-                    report(phase if last else "pending", label + text)
-
-                ok = await flows.settle(self.source, target, report=sub, clock=self.clock,
-                                        timeout=self._timeout(), new_id=self.new_id)
-                if not ok and not last:
-                    report("failed", f"{label}did not settle; stopped before the parent")
-                if not ok:
-                    return
+        def settle_all(report: Report) -> Awaitable[Any]:
+            return actions.settle_children_first(
+                self.source, thread_id, children, report=report, clock=self.clock,
+                timeout=self._timeout(), title_of=self._title_of, new_id=self.new_id)
 
         self.start_flow(thread_id, "settle", settle_all)
 
@@ -265,13 +253,13 @@ class ActionsMixin(_Base):
 
     def settle_now(self, thread_id: str) -> None:
         """Settle without the confirmation: the demo's own seed 004 step (autopilot.py)."""
-        self.start_flow(thread_id, "settle", lambda report: flows.settle(
+        self.start_flow(thread_id, "settle", lambda report: actions.settle(
             self.source, thread_id, report=report, clock=self.clock, timeout=self._timeout(),
             new_id=self.new_id))
 
     def checkin_now(self, thread_id: str) -> None:
         cfg = self.config
-        self.start_flow(thread_id, "checkin", lambda report: flows.checkin(
+        self.start_flow(thread_id, "checkin", lambda report: actions.checkin(
             self.source, thread_id, report=report, clock=self.clock, text=cfg.checkin_text,
             expect=cfg.checkin_expect, timeout_s=cfg.checkin_timeout_s),
             deadline_s=cfg.checkin_timeout_s)
@@ -291,7 +279,7 @@ class ActionsMixin(_Base):
             body.append(prompt.prompt)
 
         def respond(**answer: Any) -> None:
-            self.start_flow(thread_id, "answer", lambda report: flows.respond(
+            self.start_flow(thread_id, "answer", lambda report: actions.respond(
                 self.source, thread_id, request.id, report=report, clock=self.clock,
                 timeout=self._timeout(), new_id=self.new_id, **answer))
 
@@ -324,7 +312,7 @@ class ActionsMixin(_Base):
         def send(values: dict[str, str] | None) -> None:
             if values:
                 text = values["text"]
-                self.start_flow(thread_id, "message", lambda report: flows.send_message(
+                self.start_flow(thread_id, "message", lambda report: actions.send_message(
                     self.source, thread_id, text, report=report, clock=self.clock,
                     timeout=self._timeout(), new_id=self.new_id))
 

@@ -190,11 +190,12 @@ class MultiSource:
         env, raw = self.environment(getattr(command, field))
         return await env.source.dispatch(command.model_copy(update={field: raw}), timeout)
 
-    async def checkin(self, thread_id: str, *, text: str, expect: str, timeout_s: float,
-                      clock: Clock) -> CheckInVerdict:
+    async def checkin(self, thread_id: str, *, text: str | None, expect: str | None,
+                      timeout_s: float | None, clock: Clock,
+                      queue_if_busy: bool = True) -> CheckInVerdict:
         env, raw = self.environment(thread_id)
         return await env.source.checkin(raw, text=text, expect=expect, timeout_s=timeout_s,
-                                        clock=clock)
+                                        clock=clock, queue_if_busy=queue_if_busy)
 
     async def settle_risks(self, thread_id: str,
                            descendants: Iterable[str]) -> list[SharedSession]:

@@ -49,7 +49,8 @@ class ReadOnlySource:
         return predicate() or None
 
     async def checkin(
-        self, thread_id: str, *, text: str, expect: str, timeout_s: float, clock: Clock
+        self, thread_id: str, *, text: str | None, expect: str | None,
+        timeout_s: float | None, clock: Clock, queue_if_busy: bool = True,
     ) -> CheckInVerdict:
         return CheckInVerdict("busy", thread_id, self.refusal)
 

@@ -2,7 +2,7 @@
 
 The app never touches a socket. It talks to a `Source`: a supervisor (the model) and
 transcripts that the source keeps fed, an observable connection state, update callbacks, and
-the few I/O operations the actions need. `LiveSource` wraps the client's `Session`;
+the few I/O operations the actions need: a `Source` is a `t3tui.actions.Port`. `LiveSource` wraps the client's `Session`;
 `t3tui.tui.frames.FrameSource` replays recorded frames for snapshots and demos.
 """
 
@@ -68,7 +68,8 @@ class Source(Protocol):
     async def wait_until(self, predicate: Callable[[], T | None], timeout: float) -> T | None: ...
 
     async def checkin(
-        self, thread_id: str, *, text: str, expect: str, timeout_s: float, clock: Clock
+        self, thread_id: str, *, text: str | None, expect: str | None,
+        timeout_s: float | None, clock: Clock, queue_if_busy: bool = True,
     ) -> CheckInVerdict: ...
 
     async def settle_risks(
@@ -241,10 +242,12 @@ class LiveSource:
         return await self._session.wait_until(predicate, timeout)
 
     async def checkin(
-        self, thread_id: str, *, text: str, expect: str, timeout_s: float, clock: Clock
+        self, thread_id: str, *, text: str | None, expect: str | None,
+        timeout_s: float | None, clock: Clock, queue_if_busy: bool = True,
     ) -> CheckInVerdict:
         return await run_checkin(
-            self._session, thread_id, text=text, expect=expect, timeout_s=timeout_s, clock=clock
+            self._session, thread_id, text=text, expect=expect, timeout_s=timeout_s, clock=clock,
+            queue_if_busy=queue_if_busy,
         )
 
     async def settle_risks(

@@ -1,6 +1,6 @@
 """The app's second-wave actions: stop a subtree, forward a result, dispose or acknowledge a
 pending delivery. A mixin of `SupervisorApp` next to `ActionsMixin`; every one asks first,
-then runs its flow (`tree_flows.py`, `flows.send_message`) in a worker."""
+then runs its action (`t3tui.actions`) in a worker."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from rich.text import Text
 
 from t3tui import actions
 from t3tui.model.forwarding import forward_text
-from t3tui.tui import flows, tree_flows
 from t3tui.tui.screens.modals import Choice, ConfirmScreen
 
 if TYPE_CHECKING:
@@ -73,8 +72,8 @@ class TreeActionsMixin(_Base):
         def chosen(key: str | None) -> None:
             if key != "send":
                 return
-            self.start_flow(parent.id, "message", lambda report: flows.send_message(
-                self.source, parent.id, text, report=report, clock=self.clock,
+            self.start_flow(parent.id, "message", lambda report: actions.forward(
+                self.source, row, text=text, report=report, clock=self.clock,
                 timeout=self._timeout(), new_id=self.new_id))
 
         self.push_screen(ConfirmScreen(f"Forward {_quoted(row.title or row.id)}'s result?", body,
@@ -99,7 +98,7 @@ class TreeActionsMixin(_Base):
 
         def chosen(key: str | None) -> None:
             if key == action:
-                self.start_flow(row.id, action, lambda report: tree_flows.settle_delivery(
+                self.start_flow(row.id, action, lambda report: actions.settle_delivery(
                     self.source, row, action, report=report, clock=self.clock,
                     timeout=self._timeout(), new_id=self.new_id))
 

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from textual.widgets.tree import TreeNode
 
+from t3tui import actions
 from t3tui.backend.auth import generate_token
 from t3tui.backend.server import BackendOptions, RunningBackend, open_backend
 from t3tui.client.backoff import Backoff
 from t3tui.client.secret import Secret, Target
 from t3tui.client.state import Live, Reconnecting
-from t3tui.tui import flows
 from t3tui.tui.app import SupervisorApp
 from t3tui.tui.config import TuiConfig
 from t3tui.tui.environments import EnvSource, MultiSource
@@ -112,10 +112,10 @@ async def test_one_environment_killed_and_restarted(tmp_path: Path) -> None:
 
                 # laptop's rows stay live: a message to its thread is routed there and seen
                 seen: list[tuple[str, str]] = []
-                ok = await flows.send_message(
+                ok = (await actions.send_message(
                     source, f"laptop:{PARENT}", "Reply exactly PONG",
                     report=lambda phase, text: seen.append((phase, text)),
-                    clock=app.clock, timeout=15)
+                    clock=app.clock, timeout=15)).ok
                 assert ok, seen
                 await until(lambda: "PONG" in (app.view.row(f"laptop:{PARENT}").latest_message
                                                or ""), what="laptop's reply on screen")
@@ -158,8 +158,8 @@ async def test_actions_go_to_the_threads_own_environment(tmp_path: Path) -> None
             await until(lambda: synced(app, "laptop", 2) and synced(app, "devbox", 2),
                         what="both environments synchronized")
             reports: list[Any] = []
-            ok = await flows.settle(source, f"devbox:{PARENT}", clock=app.clock, timeout=15,
-                                    report=lambda *a: reports.append(a))
+            ok = (await actions.settle(source, f"devbox:{PARENT}", clock=app.clock, timeout=15,
+                                    report=lambda *a: reports.append(a))).ok
             assert ok, reports
             # settled on devbox's server only
             assert settled_on(devbox) and not settled_on(laptop)

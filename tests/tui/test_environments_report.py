@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from t3tui import actions
 from t3tui.backend.server import environment_id_for, open_backend
 from t3tui.client.backoff import Backoff
 from t3tui.client.recorder import RecordingExists
 from t3tui.client.recording import read_recording
 from t3tui.client.secret import Secret, Target
-from t3tui.tui import flows
 from t3tui.tui.app import SupervisorApp
 from t3tui.tui.config import TuiConfig
 from t3tui.tui.environments import EnvSource, MultiSource, env_path
@@ -67,8 +67,8 @@ async def test_report_key_writes_the_report_from_the_threads_own_environment(
             await until(lambda: synced(app, "laptop", 2) and synced(app, "devbox", 2),
                         timeout=30, what="both environments synchronized")
             seen: list[tuple[str, str]] = []
-            ok = await flows.settle(source, f"devbox:{PARENT}", clock=app.clock, timeout=15,
-                                    report=lambda phase, text: seen.append((phase, text)))
+            ok = (await actions.settle(source, f"devbox:{PARENT}", clock=app.clock, timeout=15,
+                                    report=lambda phase, text: seen.append((phase, text)))).ok
             assert ok, seen
             child = child_of(app, "devbox")
             raw_child = child.partition(":")[2]
