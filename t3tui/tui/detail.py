@@ -21,6 +21,9 @@ MESSAGE_CHARS = 600
 
 def _field(text: Text, name: str, styles: RowStyles) -> None:
     text.append("\n")
+    if len(name) >= LABEL_WIDTH:  # "Stop the tree": its value starts under the others
+        text.append(name + "\n" + " " * LABEL_WIDTH, style=styles.dim)
+        return
     text.append(f"{name:<{LABEL_WIDTH}}", style=styles.dim)
 
 

@@ -328,3 +328,5 @@ def test_actions_are_named_in_words_not_by_their_binding_ids(view: SupervisorVie
     text = render_detail(row, view, showcase.transcripts.get(row.id), NOW, STYLES,
                          actions=[status]).plain
     assert "Stop the tree" in text and "stop_tree" not in text.lower()
+    # a name longer than the field column does not run into its value
+    assert "\nStop the tree\n          outcome unknown: socket closed" in text
