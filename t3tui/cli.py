@@ -81,11 +81,28 @@ def _headless_logging() -> None:
     root.setLevel(logging.WARNING)
 
 
+# Options whose value may start with "-" (`--at -30s`: from the end). argparse reads such a
+# value as an option unless it looks like a negative number, so the pair is joined first.
+DASH_VALUES = frozenset({"--at"})
+
+
+def _join_dash_values(argv: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    pending = False
+    for arg in argv:
+        if pending and arg[:1] == "-" and arg[1:2].isdigit():
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+        pending = arg in DASH_VALUES
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     _never_unencodable()
     try:
         parser = build_parser()
-        args = parser.parse_args(argv)
+        args = parser.parse_args(_join_dash_values(sys.argv[1:] if argv is None else argv))
         if args.command in SUBCOMMANDS and args.command != "serve" and argv is None:
             _headless_logging()
         module = SUBCOMMANDS.get(args.command or "", APP_MODULE)

@@ -65,7 +65,7 @@ async def test_status_replay_reads_times_and_says_what_is_wrong(seed004: LiveRun
     assert same.code == 1 and same.json()["findings"]
     for bad, says in (("-1h", "before the recording starts"), ("yesterday", "an ISO time"),
                       ("+x", "not an offset")):
-        result = await cli("status", "--replay", path, f"--at={bad}")
+        result = await cli("status", "--replay", path, "--at", bad)
         assert (result.code, result.out) == (2, ""), result
         assert says in result.err and result.err.count("\n") == 1
     # past the end (the README's `--at +2m` on a shorter recording): the end, said once
@@ -75,6 +75,9 @@ async def test_status_replay_reads_times_and_says_what_is_wrong(seed004: LiveRun
         assert late.code == end.code == 1 and late.json() == end.json(), late.err
         assert late.err.count("\n") == 1 and "past the end of the recording" in late.err
         assert late.err.startswith(f"t3tui: --at {past} is past the end") and "+" in late.err
+    # from the end, as the README writes it (`--at -30s`, not only `--at=-30s`)
+    near_end = await cli("status", "--replay", path, "--at", "-0.5s", "--json")
+    assert near_end.code in (0, 1) and near_end.err == "", near_end.err
     report = await cli("report", "--replay", path, "--at", "+2m", seed004.child, "--json")
     assert report.code == 0 and report.json()["at"] == end.json()["generatedAt"], report.err
     assert "past the end of the recording" in report.err
