@@ -162,23 +162,30 @@ class LiveSource:
     def _keep_own_recording(self) -> None:
         """Record the session to a private temporary file (a folder only this user reads);
         without one (no temporary space) a report falls back to a fresh short session."""
+        folder = None
         try:
             folder = tempfile.mkdtemp(prefix="t3tui-session-")
             self.recorder = Recorder(Path(folder) / "session.ndjson.gz",
                                      url=self._session.target.base_url)
         except OSError as exc:
             log.warning("no recording of this session for its reports: %s", exc)
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
             return
         self._own_recording = folder
         self._session.recorder = self.recorder
 
     def _drop_own_recording(self) -> None:
-        if self._own_recording is None:
+        """Close and remove it. Not awaited off the loop: its writer keeps up as it goes, so
+        little is left to drain, and the app's shutdown is not handed back the loop here."""
+        folder, self._own_recording = self._own_recording, None
+        if folder is None:
             return
-        if self.recorder is not None:
-            self.recorder.close()
-        shutil.rmtree(self._own_recording, ignore_errors=True)
-        self._own_recording = None
+        recorder, self.recorder = self.recorder, None
+        self._session.recorder = None
+        if recorder is not None:
+            recorder.close()
+        shutil.rmtree(folder, ignore_errors=True)
 
     async def _run(self) -> None:
         if self._backend_exit is None:
