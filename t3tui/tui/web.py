@@ -275,9 +275,9 @@ def run(args: argparse.Namespace) -> int:
 
         def ready(port: int) -> None:
             print(f"t3tui web: open http://{LOOPBACK}:{port}/?token={token}", flush=True)
-            print("t3tui web: loopback only; the token admits whoever holds it: keep the URL "
-                  "private (from another machine: ssh -L). Ctrl+C stops.", file=sys.stderr,
-                  flush=True)
+            print("t3tui web: loopback only; the URL admits the first browser that opens it, "
+                  "once: keep it private (from another machine: ssh -L). Ctrl+C stops.",
+                  file=sys.stderr, flush=True)
 
         try:
             asyncio.run(serve(server, ready))
