@@ -14,7 +14,7 @@ from typing import Any, Protocol, TypeVar
 from t3tui.client.checkin import run_checkin
 from t3tui.client.outcome import CommandOutcome
 from t3tui.client.session import Session
-from t3tui.client.settle_guard import DEAD_SESSION, SharedSession, fetch_projection, settle_risks
+from t3tui.client.settle_guard import SharedSession, live_sessions, settle_risks
 from t3tui.model import CheckInVerdict, Supervisor, SupervisorView, ThreadRow
 
 T = TypeVar("T")
@@ -106,10 +106,3 @@ class SessionPort:
     async def live_sessions(self, thread_id: str) -> list[str]:
         return await live_sessions(self.session, thread_id)
 
-
-async def live_sessions(session: Session, thread_id: str) -> list[str]:
-    """The thread's provider sessions that are not stopped or errored, from a fresh projection."""
-    projection = await fetch_projection(session, thread_id)
-    if projection is None:
-        return []
-    return sorted(s.id for s in projection.provider_sessions if s.status not in DEAD_SESSION)

@@ -77,7 +77,7 @@ async def settle_children_first(port: Port, thread_id: str, children: list[str],
             text = f"{label}did not settle; stopped before the parent"
             report("failed", text)
             return Outcome(outcome.kind, text, message=outcome.message, detail=outcome.detail,
-                           command=outcome.command, row=child)
+                           command=outcome.command, extra={"child": child})
     return await settle(port, thread_id, report=report, clock=clock, timeout=timeout,
                         new_id=new_id)
 

@@ -68,6 +68,15 @@ async def fetch_projection(session: Session, thread_id: str) -> ThreadProjection
         raise ClientError(f"unreadable projection of {thread_id}: {exc.message}") from None
 
 
+async def live_sessions(session: Session, thread_id: str) -> list[str]:
+    """The thread's provider sessions that are not stopped or errored, from a fresh projection
+    (what a forced stop detaches)."""
+    projection = await fetch_projection(session, thread_id)
+    if projection is None:
+        return []
+    return sorted(s.id for s in projection.provider_sessions if s.status not in DEAD_SESSION)
+
+
 async def settle_risks(
     session: Session, thread_id: str, descendants: Iterable[str]
 ) -> list[SharedSession]:

@@ -24,12 +24,7 @@ from t3tui.client.recorder import Recorder
 from t3tui.client.recording import Recording, read_recording
 from t3tui.client.secret import Target
 from t3tui.client.session import Session, StreamUpdate
-from t3tui.client.settle_guard import (
-    DEAD_SESSION,
-    SharedSession,
-    fetch_projection,
-    settle_risks,
-)
+from t3tui.client.settle_guard import SharedSession, live_sessions, settle_risks
 from t3tui.client.state import ConnectionState, Failed, Observable
 from t3tui.client.triage import snapshot_recording
 from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor
@@ -263,7 +258,4 @@ class LiveSource:
         return await settle_risks(self._session, thread_id, descendants)
 
     async def live_sessions(self, thread_id: str) -> list[str]:
-        projection = await fetch_projection(self._session, thread_id)
-        if projection is None:
-            return []
-        return sorted(s.id for s in projection.provider_sessions if s.status not in DEAD_SESSION)
+        return await live_sessions(self._session, thread_id)
