@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-HEADLESS = ["t3tui.protocol", "t3tui.client", "t3tui.model", "t3tui.backend", "t3tui.headless"]
+HEADLESS = ["t3tui.protocol", "t3tui.client", "t3tui.model", "t3tui.backend", "t3tui.headless",
+            "t3tui.policy"]
 
 _PROBE = r"""
 import importlib, json, pkgutil, sys
