@@ -49,7 +49,7 @@ async def interrupt(port: Port, thread_id: str, run_id: str, *, report: Report, 
         done=lambda row: f"stopped: run {run_id} ended ({_status(row)})",
         not_done=(
             f"run {run_id} was still active after {timeout:g}s: the provider may have nothing "
-            "left to interrupt (a lost turn). Press the key again to retry."
+            "left to interrupt (a lost turn); a forced stop may be needed"
         ),
     )
 
@@ -158,7 +158,7 @@ async def stop_tree(port: Port, targets: list[StopTarget], *, report: Report, cl
     summary = f"stopped {len(stopped)} of {len(targets)}"
     if missed:
         text = (f"{summary}; still running: {'; '.join(missed)}. A stop that does not land "
-                "needs a forced stop (i on that thread)")
+                "needs a forced stop of that thread")
         report("failed", text)
         return Outcome("not_confirmed", text, command="run.interrupt",
                        value=steps)
