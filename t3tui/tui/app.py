@@ -53,6 +53,7 @@ from t3tui.tui.toasts import ToastsMixin
 from t3tui.tui.tree_actions import TreeActionsMixin
 from t3tui.tui.triage_actions import TriageMixin
 from t3tui.tui.widgets.env_tree import EnvThreadTree
+from t3tui.tui.widgets.filter_line import FilterInput
 from t3tui.tui.widgets.footer import KeyFooter
 from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
 from t3tui.tui.widgets.replay_bar import ReplayBar
@@ -66,19 +67,6 @@ FULL_GAP = 4.0  # a full view waits 4x its own cost after the last: <= 1/5 of th
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-class FilterInput(Input):
-    """The `/` filter line. Enter applies it and escape clears it, both at once (bindings run
-    as the key arrives, keyroute.py), handing the tree its keys back."""
-
-    BINDINGS = [Binding("enter", "app.apply_filter", "Apply", id="filter.apply"),
-                Binding("escape", "app.clear_filter", "Clear filter", id="filter.clear")]
-
-    def __init__(self, **kwargs: Any) -> None:
-        # `/` again adds to the filter: no select-all that a Focus handled later would apply
-        # to the letters already typed behind it
-        super().__init__(select_on_focus=False, **kwargs)
 
 
 class SupervisorApp(ToastsMixin, RenderMixin, TriageMixin, ActionsMixin, TreeActionsMixin,
@@ -308,9 +296,12 @@ class SupervisorApp(ToastsMixin, RenderMixin, TriageMixin, ActionsMixin, TreeAct
             event.input.remove_class("-invalid")
             event.input.tooltip = None
         except FilterError as exc:
-            # Marked, not announced: "state:" is on the way to "state:idle" (enter says why).
+            # Marked, not announced: "state:" is on the way to "state:idle" (enter says why);
+            # meanwhile the rest of the line filters, never the text "state"
             event.input.add_class("-invalid")
             event.input.tooltip = Text(str(exc))
+            self.row_filter = parse_filter(event.value, strict=False,
+                                           problems_only=self.row_filter.problems_only)
         self.redraw()
 
     def action_apply_filter(self) -> None:

@@ -67,7 +67,7 @@ def _state_name(text: str) -> str:
     name = aliases.get(name, name)
     if name not in STATE_LOOK:
         known = ", ".join(STATE_LOOK)
-        raise FilterError(f"unknown state {text!r} (known: {known})")
+        raise FilterError(f"no such state {text!r}; the states are: {known}")
     return name
 
 
@@ -79,8 +79,10 @@ def _names_state(text: str, states: frozenset[str]) -> bool:
         return False
 
 
-def parse_filter(text: str, *, problems_only: bool = False) -> RowFilter:
-    """Parse what was typed after `/`; raises `FilterError` with a readable reason."""
+def parse_filter(text: str, *, problems_only: bool = False, strict: bool = True) -> RowFilter:
+    """Parse what was typed after `/`; raises `FilterError` with a readable reason. Not
+    `strict`: a `state:` word naming no state is left out (while it is being typed), never
+    taken as the text "state"."""
     words: list[str] = []
     states: set[str] = set()
     for token in text.split():
@@ -91,7 +93,11 @@ def parse_filter(text: str, *, problems_only: bool = False) -> RowFilter:
             if rest and not _names_state(rest, PREFIXES[prefix]):
                 words.append(rest.casefold())
         elif token.casefold().startswith("state:"):
-            states.add(_state_name(token.split(":", 1)[1]))
+            try:
+                states.add(_state_name(token.split(":", 1)[1]))
+            except FilterError:
+                if strict:
+                    raise
         else:
             words.append(token.casefold())
     return RowFilter(tuple(words), frozenset(states), problems_only)

@@ -412,7 +412,7 @@ async def test_filter_warns_once_on_enter_not_per_keystroke() -> None:
         assert "-invalid" in app.query_one("#filter").classes
         await pilot.press("enter")
         await until(lambda: warnings())
-        assert len(warnings()) == 1 and warnings()[0].startswith("unknown state 'sleepy'")
+        assert len(warnings()) == 1 and warnings()[0].startswith("no such state 'sleepy'")
         assert app.focused is app.query_one("#filter")  # still there to be corrected
 
 

@@ -164,3 +164,21 @@ async def test_a_burst_after_g_goes_to_the_typed_moment_of_a_replay(tmp_path: Pa
         target = foreign.T0 + timedelta(seconds=21)
         await until(lambda: source.clock() == target, what="the replay at +21 s")
         assert app.screen is app.main_screen
+
+
+async def test_a_bad_state_is_no_text_filter_and_enter_names_the_states() -> None:
+    # `state:bogus` filtered the tree by the text "state" (the last text that parsed) and
+    # said nothing until enter, in other words
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await pilot.press("slash", *"state:bogus")
+        await until(lambda: "-invalid" in filter_box(app).classes, what="the line marked")
+        assert app.row_filter.words == () and not app.row_filter.active
+        await pilot.press("enter")
+        await until(lambda: warnings(app, "filter"), what="the filter's warning")
+        (said,) = warnings(app, "filter")
+        assert said.startswith("no such state 'bogus'")
+        assert all(state in said for state in ("running", "needs-input", "stuck", "idle"))
+        assert app.focused is filter_box(app)
+

@@ -188,7 +188,7 @@ def test_problems_only(view: SupervisorView) -> None:
 
 
 def test_filter_errors_are_readable() -> None:
-    with pytest.raises(FilterError, match="unknown state 'sleepy'"):
+    with pytest.raises(FilterError, match="no such state 'sleepy'; the states are: "):
         parse_filter("state:sleepy")
     assert parse_filter("state:needs_input").states == frozenset({"needs-input"})
 
