@@ -88,8 +88,9 @@ class ActionsMixin(_Base):
         if action in MAIN_ONLY:
             if self.screen is not self.main_screen:
                 return False
-            if action == "clear_filter":
-                return True if self.row_filter.active else None
+            if action == "clear_filter":  # escape closes the line, even an empty one
+                shown = not self.main_screen.query_one("#filter").has_class("-hidden")
+                return True if self.row_filter.active or shown else None
         if action == "help" and isinstance(self.screen, HelpScreen):
             return None
         return True

@@ -182,3 +182,13 @@ async def test_a_bad_state_is_no_text_filter_and_enter_names_the_states() -> Non
         assert all(state in said for state in ("running", "needs-input", "stuck", "idle"))
         assert app.focused is filter_box(app)
 
+
+async def test_escape_closes_an_empty_filter_line() -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await pilot.press("slash")
+        assert app.focused is filter_box(app)
+        await pilot.press("escape")
+        await until(lambda: "-hidden" in filter_box(app).classes, what="the line closed")
+        assert app.focused is app.query_one(ThreadTree)
