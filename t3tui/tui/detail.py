@@ -8,6 +8,8 @@ from datetime import datetime
 from rich.text import Text
 
 from t3tui.model import Finding, SupervisorView, ThreadRow
+from t3tui.model.findings import PROVIDER_FINISHED_UNHEARD
+from t3tui.model.labels import one_line
 from t3tui.tui.labels import RowStyles, age, clock, duration, glyph, provider_text, word
 from t3tui.tui.messages import ActionStatus
 from t3tui.tui.names import display_id, humanize
@@ -86,8 +88,25 @@ def reason_text(row: ThreadRow) -> str:
     return reason
 
 
-def action_text(status: ActionStatus, now: datetime) -> str:
+def _provider_answer(row: ThreadRow, expect: str) -> str | None:
+    """The provider's own record ended the turn with the check-in's answer: its words."""
+    for finding in row.findings:
+        said = finding.evidence.get("lastMessage") if finding.kind == PROVIDER_FINISHED_UNHEARD \
+            else None
+        if isinstance(said, str) and expect and expect in said:
+            return one_line(said)[:40]
+    return None
+
+
+def action_text(status: ActionStatus, now: datetime, row: ThreadRow | None = None,
+                checkin_expect: str = "PONG") -> str:
     text = status.text
+    if row is not None and status.kind == "checkin" and text.startswith("check-in unanswered"):
+        # T3 never got the answer the provider's record shows it gave: say both, not one
+        said = _provider_answer(row, checkin_expect)
+        if said is not None:
+            text = (f"check-in unanswered in T3 — the provider answered {said} "
+                    f"(its own record){text.removeprefix('check-in unanswered')}")
     if not status.done and status.deadline is not None:
         total = (status.deadline - status.started).total_seconds()
         left = max(0.0, (status.deadline - now).total_seconds())
@@ -111,6 +130,7 @@ def render_detail(
     answer_key: str = "a",
     raw: bool = False,
     raw_key: str = "v",
+    checkin_expect: str = "PONG",
 ) -> Text:
     """Everything known about `row`; a hint when nothing is selected. Wire ids in text are
     shown as thread names and findings as a story (`story.py`); `raw` shows the raw ids and
@@ -187,7 +207,7 @@ def render_detail(
         _field(text, status.name, styles)
         style = {"ok": styles.states.get("done"), "failed": styles.states.get("stuck"),
                  "unknown": styles.states.get("needs-input")}.get(status.phase)
-        text.append(action_text(status, now), style=style)
+        text.append(action_text(status, now, row, checkin_expect), style=style)
     runs = transcript.ordered_runs()
     if runs:
         _field(text, "Runs", styles)

@@ -219,7 +219,8 @@ class RenderMixin(_Base):
             hint = "No threads on this server yet." if live else "Nothing to show yet."
         screen.query_one(DetailPane).show(row, view, self.source.transcripts, now, statuses,
                                         self.key_for("answer"), hint=hint, raw=self.raw_ids,
-                                        raw_key=self.key_for("raw"))
+                                        raw_key=self.key_for("raw"),
+                                        checkin_expect=self.config.checkin_expect)
         screen.query_one(TimelineView).show(row, view, self.source.transcripts, now)
         shown = len(tree.nodes)
         if self.autopilot and changed is None and live:

@@ -330,3 +330,32 @@ def test_actions_are_named_in_words_not_by_their_binding_ids(view: SupervisorVie
     assert "Stop the tree" in text and "stop_tree" not in text.lower()
     # a name longer than the field column does not run into its value
     assert "\nStop the tree\n          outcome unknown: socket closed" in text
+
+
+def test_an_unanswered_check_in_says_what_the_provider_answered(
+        view: SupervisorView, showcase: FrameSource) -> None:
+    # The check-in line said "unanswered" while the finding beside it quoted the provider's
+    # own record ending the turn with "PONG": both are true, so the line says both.
+    from dataclasses import replace
+
+    from t3tui.model.findings import Finding
+    from t3tui.tui.messages import ActionStatus
+
+    base = view.row(STUCK_CHILD)
+    proof = Finding("provider_finished_unheard", base.id, "provider-finished-unheard",
+                    "Codex finished this turn", {"lastMessage": "PONG", "driver": "codex",
+                                                  "marker": "task_complete"}, NOW)
+    status = ActionStatus(base.id, "checkin", "failed",
+                          "check-in unanswered: no 'PONG' within 120s", NOW)
+
+    def checkin_line(row) -> str:
+        text = render_detail(row, view, showcase.transcripts.get(row.id), NOW, STYLES,
+                             actions=[status]).plain
+        return next(line for line in text.splitlines() if line.startswith("Check-in"))
+
+    line = checkin_line(replace(base, findings=(*base.findings, proof)))
+    assert "unanswered in T3" in line and "the provider answered PONG" in line
+    # without the provider's record, it is unanswered, and nothing more is claimed
+    assert "provider answered" not in checkin_line(base)
+    other = replace(proof, evidence={**proof.evidence, "lastMessage": "still compiling"})
+    assert "provider answered" not in checkin_line(replace(base, findings=(other,)))
