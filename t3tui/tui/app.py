@@ -27,7 +27,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input
 
-from t3tui.client.errors import describe
+from t3tui.client.errors import FatalError, describe
 from t3tui.client.outcome import new_command_id
 from t3tui.client.state import Connecting, ConnectionState, Failed
 from t3tui.model import SupervisorView, ThreadRow
@@ -46,6 +46,7 @@ from t3tui.tui.messages import (
     StreamChanged,
 )
 from t3tui.tui.notify import Notice
+from t3tui.tui.quitting import QuitMixin
 from t3tui.tui.render import NARROW, RenderMixin
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.source import Source
@@ -69,8 +70,8 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class SupervisorApp(ToastsMixin, RenderMixin, TriageMixin, ActionsMixin, TreeActionsMixin,
-                    TypingApp):
+class SupervisorApp(QuitMixin, ToastsMixin, RenderMixin, TriageMixin, ActionsMixin,
+                    TreeActionsMixin, TypingApp):
     """`SupervisorApp(source, config=..., clock=..., new_id=...)`; see the module docstring."""
 
     CSS_PATH = "styles.tcss"
@@ -225,6 +226,8 @@ class SupervisorApp(ToastsMixin, RenderMixin, TriageMixin, ActionsMixin, TreeAct
             await self.source.run()
         except asyncio.CancelledError:
             raise
+        except FatalError as exc:  # a refused token: exit 2 with one line (quitting.py)
+            self.failed_for_good(describe(exc))
         except Exception as exc:  # every failure becomes a banner, never a traceback
             self.post_message(SourceEnded(describe(exc)))
 

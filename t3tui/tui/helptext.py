@@ -39,7 +39,8 @@ def help_text(keys: Mapping[str, str], display: Callable[[str], str], *,
         text.append(f"\n{'':13}{spec.help}\n" if stacked else f" {spec.help}\n", style="dim")
     for key, what in (("↑ ↓ j k", "move"), ("space", "expand or collapse a parent"),
                       ("escape", "back from a transcript, clear the filter, close a dialog"),
-                      ("ctrl+p", "command palette: every action by name")):
+                      ("ctrl+p", "command palette: every action by name"),
+                      ("ctrl+c", "quit, as q (ctrl+q too); a stop in flight asks first")):
         text.append(f"  {key:<10}", style="bold")
         text.append(f" {what}\n", style="dim")
     text.append("\nStates (glyph + word, so colour is optional)\n", style="bold")

@@ -71,7 +71,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("copy_id", "y", "copy_id", "Copy id",
                "copy the thread's raw id (OSC 52, where the terminal allows it)", show=False),
     ActionSpec("help", "question_mark", "help", "Help", "this screen: keys, glyphs, filter syntax"),
-    ActionSpec("quit", "q", "quit", "Quit", "quit (an embedded demo backend stops too)",
+    ActionSpec("quit", "q", "quit", "Quit",
+               "quit (ctrl+c, ctrl+q too; an embedded demo backend stops too)",
                palette=False),
 )
 REPLAY_ACTIONS = frozenset(s.action for s in ACTIONS if s.action.startswith("replay_"))
@@ -82,4 +83,8 @@ def bindings() -> list[Binding]:
     return [
         Binding(spec.key, spec.action, spec.label, show=spec.show, id=spec.id, tooltip=spec.help)
         for spec in ACTIONS
+    ] + [
+        # the terminal's convention (Textual's own ctrl+c only says "press ctrl+q"); ctrl+q
+        # is Textual's, and quits too. Both go through `action_quit` (tui/quitting.py).
+        Binding("ctrl+c", "quit", "Quit", show=False, id="quit.ctrl_c"),
     ]

@@ -12,7 +12,9 @@
 - `--record FILE`: also record the supervised session (live server or demo); several
   environments record one file each, the environment's name inserted (`env_path`).
 
-Every startup problem is one line on stderr and exit code 2, never a traceback.
+Every startup problem is one line on stderr and exit code 2, never a traceback: no terminal
+(stdin or stdout not one, or TERM=dumb), a refused token or another protocol (the app ends
+at once, `tui/quitting.py`). A quit with a stop in flight says so on stderr.
 """
 
 from __future__ import annotations
@@ -39,6 +41,21 @@ EXIT_ERROR = 2
 def _error(message: str) -> int:
     print(f"t3tui: {message}", file=sys.stderr)
     return EXIT_ERROR
+
+
+def no_terminal() -> str:
+    """Why the app cannot draw here ("" when it can): it needs a terminal on stdin and stdout
+    that can move the cursor. Under `t3tui web` the app talks to the browser instead."""
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return ""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        which = "stdout" if not sys.stdout.isatty() else "stdin"
+        return (f"the app needs a terminal and {which} is not one; in a script use "
+                "`t3tui status` (or watch, report)")
+    if os.environ.get("TERM", "") in ("dumb", "unknown"):
+        return (f"TERM={os.environ['TERM']}: this terminal cannot draw the app; use "
+                "`t3tui status` (or watch), or a terminal with a TERM such as xterm-256color")
+    return ""
 
 
 def _config(args: argparse.Namespace) -> TuiConfig:
@@ -115,6 +132,8 @@ def run_app(args: argparse.Namespace) -> int:
                 except OSError as exc:
                     return _error(f"cannot record to {record}: {exc.strerror or exc}"
                                   if exc.strerror else str(exc))
+        if why := no_terminal():
+            return _error(why)
         from t3tui.tui.app import SupervisorApp
 
         # the embedded demo plays its own seed 004 story (tui/autopilot.py)
@@ -122,6 +141,10 @@ def run_app(args: argparse.Namespace) -> int:
                             autopilot=bool(backends),
                             **({"clock": clock} if clock is not None else {}))
         app.run()
+        # said once the screen is restored, so it stays in the terminal
+        for note in (app.fatal, app.quit_note):
+            if note:
+                print(f"t3tui: {display_text(note, one_line=True)}", file=sys.stderr)
         return int(app.return_code or 0)
     except KeyboardInterrupt:
         return 130
@@ -183,6 +206,8 @@ def _live_source(args: argparse.Namespace, url_given: bool, backends: list[Any],
     if url_given:
         target = resolve_target(args.url, args.token, token_file=getattr(args, "token_file", None))
         return LiveSource(target, proof=homes_from(args))
+    if why := no_terminal():  # before starting demo backends that would not be shown
+        raise TargetError(why)
     scenario = getattr(args, "scenario", None)
     if scenario:
         backend, target = _start_demo(scenario, demo_dirs)

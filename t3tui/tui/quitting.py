@@ -1,0 +1,68 @@
+"""Leaving the app: `q` (and ctrl+c, ctrl+q) with a stop in flight, and a source that failed
+for good.
+
+- A stop (interrupt, stop the tree) whose outcome the stream has not told yet: quitting now
+  loses the outcome, so `q` asks first: wait for it, or quit anyway (then `quit_note`, printed
+  by `tui/main.py` once the screen is restored, says which outcome is unknown).
+- A fatal failure (the server refused the token, another protocol) before anything was
+  shown: no banner to stare at; the app ends with exit 2 and `fatal`, one line on stderr.
+  After the tree was live it is a banner, and the exit code on quitting is still 2.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from t3tui.tui.messages import SourceEnded
+from t3tui.tui.screens.modals import Choice, ConfirmScreen
+
+STOPS = frozenset({"interrupt", "stop_tree"})
+EXIT_FATAL = 2
+
+
+class QuitMixin:
+    """For the app: `action_quit`, and `failed_for_good` for the source worker."""
+
+    quit_note = ""
+    fatal = ""
+
+    def in_flight(self) -> list[tuple[str, str]]:
+        """(what, thread title) of every stop still waiting for its outcome."""
+        out = []
+        for per_thread in self.statuses.values():  # type: ignore[attr-defined]
+            for status in per_thread.values():
+                if status.kind in STOPS and not status.done:
+                    out.append((status.name, self._title_of(status.thread_id)))  # type: ignore[attr-defined]
+        return out
+
+    def action_quit(self) -> None:
+        flying = self.in_flight()
+        if not flying:
+            self.exit(return_code=EXIT_FATAL if self.fatal else 0)  # type: ignore[attr-defined]
+            return
+        body = Text()
+        for n, (what, title) in enumerate(flying):
+            body.append(("\n" if n else "") + f"• {what} on “{title}”: ", style="bold")
+            body.append("sent; the stream has not told its outcome yet")
+        body.append("\n\nQuit now and t3tui will not see whether it landed (the server may "
+                    "still stop the run). Wait, and the outcome shows here and in a toast.")
+        names = ", ".join(f"{what} on “{title}”" for what, title in flying)
+
+        def chosen(key: str | None) -> None:
+            if key == "quit":
+                self.quit_note = f"quit with {names} in flight: its outcome is unknown"
+                self.exit(return_code=EXIT_FATAL if self.fatal else 0)  # type: ignore[attr-defined]
+
+        self.push_screen(  # type: ignore[attr-defined]
+            ConfirmScreen("A stop is in flight", body,
+                          [Choice("wait", "Wait for the outcome"),
+                           Choice("quit", "Quit anyway", "error")]),
+            callback=chosen)
+
+    def failed_for_good(self, reason: str) -> None:
+        """The source gave up (FatalError): end now if nothing was ever live, else a banner."""
+        self.fatal = reason
+        if self._last_live is None:  # type: ignore[attr-defined]
+            self.exit(return_code=EXIT_FATAL)  # type: ignore[attr-defined]
+            return
+        self.post_message(SourceEnded(reason))  # type: ignore[attr-defined]
