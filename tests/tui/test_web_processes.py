@@ -93,8 +93,9 @@ def test_a_tabs_app_ends_within_seconds_of_its_socket_closing(web: Web) -> None:
     second.close()
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
-                         ids=["SIGINT", "SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
+                                    signal.SIGKILL],
+                         ids=["SIGINT", "SIGTERM", "SIGHUP", "SIGKILL"])
 def test_t3tui_web_leaves_no_process_however_it_exits(web: Web, signum: int) -> None:
     tab = web.tab()
     apps = poll_until(web.apps, timeout=30, what="the tab's app process")
