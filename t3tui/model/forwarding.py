@@ -41,8 +41,10 @@ def not_told(row: ThreadRow) -> bool:
         task.cohort not in (None, "open")
 
 
-def forward_refusal(row: ThreadRow, *, force: bool = False) -> str | None:
-    """Why this thread's result cannot be forwarded (None: it can)."""
+def forward_refusal(row: ThreadRow, *, force: bool = False,
+                    again: str = "use --force to send it again") -> str | None:
+    """Why this thread's result cannot be forwarded (None: it can). `again`: how to send it
+    anyway, in the words of the front end asking (a flag for the CLI)."""
     task = row.task
     if task is None:
         return f"{row.title} is not a delegated child: there is no result to forward"
@@ -51,7 +53,7 @@ def forward_refusal(row: ThreadRow, *, force: bool = False) -> str | None:
                 "forward it once it finishes")
     if not force and not not_told(row):
         return (f"{row.title}'s result was already {task.delivery or 'delivered'} to its parent; "
-                "use --force to send it again")
+                + again)
     return None
 
 

@@ -20,11 +20,13 @@ from t3tui.actions import NEEDS_ROW, interrupt_choices, unavailable
 from t3tui.client.errors import describe
 from t3tui.client.state import Live, Stale, Syncing
 from t3tui.model.environments import unqualify
+from t3tui.model.forwarding import forward_refusal
 from t3tui.model.wiretext import display_text, is_display_safe
 from t3tui.protocol.enums import ApprovalDecision
 from t3tui.tui.helptext import help_text
 from t3tui.tui.keys import BY_ID
 from t3tui.tui.messages import ActionStatus, ActionUpdate, SettleChecked, action_name
+from t3tui.tui.refusals import FORWARD_AGAIN, session_refusal
 from t3tui.tui.screens.modals import Choice, ConfirmScreen, Field, HelpScreen, PromptScreen
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.timeline import timeline_parent
@@ -58,16 +60,21 @@ class ActionsMixin(_Base):
         """Why `action` does not apply now, or None when it does."""
         if action == "open" and isinstance(self.screen, TranscriptScreen):
             return "already open"
-        if action in ("settle", "checkin", "interrupt", "answer", "message") and \
-                getattr(self.source, "replay", None) is not None:
-            return "a replay is read-only: nothing can be sent"
+        said = session_refusal(action, replaying=self.replaying, can_report=self._can_report())
+        if said or action == "clear_filter":
+            return said or (None if self.check_action(action, ()) else "no filter to clear")
         row = self.current_row()
+        if action == "report" and row is None:
+            return "no thread selected"
         conn = self.conn_of(row.id if row is not None else None)
         connected = isinstance(conn, Live | Stale | Syncing)
         busy = frozenset(
             kind for kind, s in self.statuses.get(row.id, {}).items() if not s.done
         ) if row is not None else frozenset()
-        return unavailable(action, row, connected=connected, busy_actions=busy)
+        reason = unavailable(action, row, connected=connected, busy_actions=busy)
+        if action == "forward" and reason and row is not None:
+            reason = forward_refusal(row, again=FORWARD_AGAIN) or reason  # no CLI flag here
+        return reason
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # False hides a key that makes no sense on this screen; None dims one that does not
@@ -95,12 +102,15 @@ class ActionsMixin(_Base):
             return None
         return True
 
+    def refused(self, action: str, reason: str) -> None:
+        spec = BY_ID.get(action)
+        self.notify(reason, title=spec.label if spec else action, severity="warning",
+                    markup=False)
+
     def run_from_palette(self, action: str) -> None:
-        reason = self.why_not(action) if action in NEEDS_ROW else None
+        reason = self.why_not(action) if not self.check_action(action, ()) else None
         if reason:
-            spec = BY_ID.get(action)
-            self.notify(reason, title=spec.label if spec else action, severity="warning",
-                        markup=False)
+            self.refused(action, reason)
             return
         getattr(self, f"action_{action}")()
 

@@ -14,13 +14,18 @@ before Textual routes it:
   back from wherever it went, at once, and the app's other actions are off (`typing_gate`):
   the footer shows the line's keys and no stray binding can fire;
 - an input dialog (a screen with `wants_typing`) that has no input mounted yet holds the
-  keys, in order, and hands them over as soon as its first input is there (`InputReady`).
+  keys, in order, and hands them over as soon as its first input is there (`InputReady`);
+- a key of the app's that does not apply says why (`run_action`, the app's `why_not`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from textual import events
+from textual.actions import ActionParseResult
 from textual.app import App
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input
@@ -36,6 +41,31 @@ class TypingApp(App[int]):
     LINE_ACTIONS: frozenset[str] = frozenset()  # what the edited line's own keys run
     typing_line: Input | None = None  # the inline input being edited, on the main screen
     _held: list[events.Key] | None = None
+
+    def why_not(self, action: str) -> str | None:
+        """Why `action` does not apply now (the app says); None: it does, or no reason."""
+        return None
+
+    def refused(self, action: str, reason: str) -> None:
+        """Say why a key did nothing (the app gives the action its name)."""
+        self.notify(reason, title=action, severity="warning", markup=False)
+
+    async def run_action(self, action: str | ActionParseResult,
+                         default_namespace: DOMNode | None = None,
+                         namespaces: Mapping[str, DOMNode] | None = None) -> bool:
+        """A key of the app's own that does not apply says why, instead of nothing (dimmed
+        or hidden in the footer is not an answer to a key pressed): it counts as handled."""
+        if await super().run_action(action, default_namespace, namespaces):
+            return True
+        target, name, params = self._parse_action(
+            action, self if default_namespace is None else default_namespace, namespaces)
+        if target is not self or self.check_action(name, params):
+            return False
+        reason = self.why_not(name)
+        if reason is None:
+            return False
+        self.refused(name, reason)
+        return True
 
     def typing_gate(self, action: str) -> bool | None:
         """False while a line is edited (its keys are text); None: no opinion."""

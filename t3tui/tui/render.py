@@ -228,7 +228,8 @@ class RenderMixin(_Base):
         screen.query_one(StatusBar).show(self.source.label, self.conn,
                                        self.source.supervisor.cursor_shell, shown,
                                        len(view.rows), self.row_filter.describe(),
-                                       note=self.demo_note, short_note=self.demo_short)
+                                       note=self.demo_note, short_note=self.demo_short,
+                                       replay=self.replaying)
         if envs:
             text, failed = env_banner(envs, self.key_for("quit"))
             screen.query_one(Banner).show_text(text, failed=failed)

@@ -23,6 +23,7 @@ from t3tui.model.report import build_report, render_markdown
 from t3tui.model.timespec import AT_HELP, TimeSpecError, parse_at
 from t3tui.tui.environments import is_multi
 from t3tui.tui.keys import REPLAY_ACTIONS
+from t3tui.tui.refusals import SENDING
 from t3tui.tui.screens.modals import Field, PromptScreen
 from t3tui.tui.screens.report import ReportScreen
 from t3tui.tui.widgets.replay_bar import ReplayBar, bar_text
@@ -35,7 +36,6 @@ else:
     _Base = object
 
 READ_ONLY = "a replay is read-only"
-SERVER_ACTIONS = frozenset({"settle", "checkin", "interrupt", "answer", "message"})
 
 
 class ReportReady(Message):
@@ -59,7 +59,7 @@ class TriageMixin(_Base):
         """False hides a key that cannot apply to this source; None: no opinion."""
         if action in REPLAY_ACTIONS:
             return self.replaying and self.screen is self.main_screen
-        if action in SERVER_ACTIONS and self.replaying:
+        if action in SENDING and self.replaying:
             return False
         if action == "report" and not self._can_report():
             return False

@@ -88,7 +88,8 @@ class StatusBar(StyledStatic):
     """Server, connection state, last sequence, rows shown and the filter in force."""
 
     def show(self, label: str, state: ConnectionState, sequence: int | None, shown: int,
-             total: int, filter_text: str, *, note: str = "", short_note: str = "") -> None:
+             total: int, filter_text: str, *, note: str = "", short_note: str = "",
+             replay: bool = False) -> None:
         """One line. When it does not fit (an 80-column terminal), the note (the demo's own
         story) comes right after the connection state in its short form, the sequence
         number goes, and the server's label is what the line's end cuts."""
@@ -99,6 +100,8 @@ class StatusBar(StyledStatic):
         Segs = list[tuple[str, Style | None]]
         head: Segs = [("● " if isinstance(state, Live) else "○ ", dot_style),
                       (connection_word(state), dot_style)]
+        if replay:  # the recorded connection's state at the replay's moment: nothing is live
+            head = [("◷ ", styles.dim), (f"recorded {connection_word(state)}", styles.dim)]
         where: Segs = [(" · ", None), (label, None)]
         count: Segs = [(f" · {shown}/{total} threads" if shown != total
                         else f" · {total} threads", styles.dim)]
@@ -115,7 +118,7 @@ class StatusBar(StyledStatic):
         text = Text(no_wrap=True, overflow="ellipsis")
         for part, style in segs:
             text.append(part, style=style)
-        self.set_class(not isinstance(state, Live), "-not-live")
+        self.set_class(replay or not isinstance(state, Live), "-not-live")
         self.set_text(text)
 
 
