@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import os
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar
@@ -38,9 +40,12 @@ from t3tui.client.state import (
     Syncing,
 )
 from t3tui.client.waiting import wait_for_update
+from t3tui.model.interest import WATCH_CAP_ENV
 from t3tui.protocol.methods import DISPATCH_COMMAND, SERVER_GET_CONFIG
 
 __all__ = ["Session", "Sink", "StreamUpdate"]
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -59,11 +64,17 @@ class Session:
         recorder: Recorder | None = None,
         request_timeout: float = 10.0,
         sync_timeout: float = 30.0,
+        watch_cap: int | None = None,
     ) -> None:
-        """`recorder`: keeps every frame of every connection (`t3tui.client.recorder`)."""
+        """`recorder`: keeps every frame of every connection (`t3tui.client.recorder`);
+        `watch_cap`: thread streams held at once (default: $T3TUI_WATCH_CAP, else the model's
+        `DetectorConfig.watch_cap`)."""
         self.target = target
         self.recorder = recorder
         self.sink = sink
+        cap = watch_cap if watch_cap is not None else cap_from_env()
+        if cap is not None and (set_cap := getattr(sink, "set_watch_cap", None)) is not None:
+            set_cap(cap)
         self.state: Observable[ConnectionState] = Observable(Connecting())
         # True while every stream that matters is synchronized on the current socket.
         self.complete: Observable[bool] = Observable(False)
@@ -340,3 +351,18 @@ class Session:
         if update.items:
             for listener in list(self._listeners):
                 listener(update)
+
+
+def cap_from_env() -> int | None:
+    """$T3TUI_WATCH_CAP as a positive number of streams; anything else is ignored (logged)."""
+    text = os.environ.get(WATCH_CAP_ENV)
+    if not text:
+        return None
+    try:
+        cap = int(text)
+    except ValueError:
+        cap = 0
+    if cap <= 0:
+        log.warning("%s must be a positive whole number of streams; ignored", WATCH_CAP_ENV)
+        return None
+    return cap

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from t3tui.model import Finding, SupervisorView, ThreadRow
+from t3tui.model.interest import WATCH_CAP_ENV
 from t3tui.model.labels import (
     COUNT_ORDER,
     FINDING_WORDS,
@@ -133,6 +134,10 @@ def summary(view: SupervisorView) -> Text:
         text.append(" · ").append(f"⚑ {n} finding{'s' if n > 1 else ''}", style=FINDING_STYLE)
     if not view.synchronized:
         text.append(" · not synchronized", style="yellow")
+    if view.watching is not None and view.watching.unwatched:
+        # past the stream cap some active threads are not watched: say so, not pretend
+        text.append(" · ").append(f"{view.watching.describe()} ({WATCH_CAP_ENV} raises the cap)",
+                                  style="yellow")
     return text
 
 

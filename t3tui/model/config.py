@@ -43,6 +43,9 @@ class DetectorConfig:
     # not from the server or a recording. What the rules read of them is kept apart.
     keep_messages: int = 200
     keep_runs: int = 100
+    # thread streams held at once (families, and threads with activity: model/interest.py);
+    # past it the least recently active threads are not watched, and the views say how many
+    watch_cap: int = 1000
     # check-ins
     checkin_text: str = "Reply exactly PONG"
     checkin_expect: str = "PONG"

@@ -21,6 +21,7 @@ from t3tui.model.deadlines import Collect
 from t3tui.model.factpatch import changed_fields
 from t3tui.model.findings import rank_findings
 from t3tui.model.index import MAX_DEPTH, TreeIndex
+from t3tui.model.interest import Watching
 from t3tui.model.rowcache import VOLATILE_S, Entry, RowCache, same_row, summary
 from t3tui.model.rows import STATES, SupervisorView, ThreadRow
 
@@ -39,6 +40,7 @@ class Derivation:
     _checkins: dict[str, CheckIn]
     _shell_synced: bool
     _assembler: Callable[[datetime], Assembler]
+    watching: Callable[[], Watching | None]
     # the last pass's assembler: asked again at the same `now` with nothing marked and no
     # moment due, the pass would find nothing to do (the screen and the client ask `row` for
     # several clean threads per batch)
@@ -204,7 +206,8 @@ class Derivation:
             rec.synced for rec in self._ix.records.values() if rec.proj is not None
         )
         return SupervisorView(now=now, rows=rows, findings=tuple(findings), counts=counts,
-                              synchronized=synced, by_id={r.id: r for r in rows})
+                              synchronized=synced, by_id={r.id: r for r in rows},
+                              watching=self.watching())
 
 
 __all__ = ["Derivation"]

@@ -80,6 +80,9 @@ class Combined:
     PER_ENVIRONMENT = {
         "apply_shell": "a shell item belongs to one server's stream: each environment's "
                        "source feeds its own supervisor",
+        **dict.fromkeys(("watching", "watch_cap", "set_watch_cap"),
+                        "each environment's session holds its own streams within its own cap "
+                        "(status --env gives each environment's `watching`)"),
     }
     changes = staticmethod(Supervisor.changes)
 

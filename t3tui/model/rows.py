@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from t3tui.model.findings import Finding
+
+if TYPE_CHECKING:
+    from t3tui.model.interest import Watching
 
 # Primary states, in precedence order (first match wins; see docs/ARCHITECTURE.md "model/").
 NEEDS_INPUT: Final = "needs-input"
@@ -102,6 +105,8 @@ class SupervisorView:
     counts: dict[str, int] = field(hash=False, compare=False)
     synchronized: bool = False
     by_id: dict[str, ThreadRow] = field(default_factory=dict, hash=False, compare=False)
+    # threads with activity and how many have their stream held (None: no client asked)
+    watching: Watching | None = field(default=None, hash=False, compare=False)
 
     def row(self, thread_id: str) -> ThreadRow | None:
         return self.by_id.get(thread_id)

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from t3tui.model.findings import Finding
+from t3tui.model.interest import Watching
 from t3tui.model.rows import STATES, SupervisorView, TaskInfo, ThreadRow
 from t3tui.model.wire import iso
 
@@ -84,7 +85,15 @@ def environment_json(env: EnvironmentStatus) -> dict[str, Any]:
             "error": env.error, "synchronized": view.synchronized if view else False,
             "counts": dict(view.counts) if view else None,
             "threads": len(view.rows) if view else 0,
-            "findings": len(view.findings) if view else 0}
+            "findings": len(view.findings) if view else 0,
+            "watching": _watching_json(view.watching if view else None)}
+
+
+def _watching_json(w: Watching | None) -> dict[str, int] | None:
+    """Threads with activity and how many have their stream held (null: none was asked)."""
+    if w is None:
+        return None
+    return {"active": w.active, "watched": w.watched, "unwatched": w.unwatched, "cap": w.cap}
 
 
 def environments_exit_code(envs: Sequence[EnvironmentStatus]) -> int:

@@ -20,6 +20,7 @@ from t3tui.model.factpatch import (
     turn_facts,
 )
 from t3tui.model.index import Record, TreeIndex
+from t3tui.model.interest import Activity, Watching, families, watch_window_s
 from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot
 from t3tui.model.provider_record import NativeRef, ProtocolLog, ProviderRecord
 from t3tui.model.retention import retain
@@ -51,6 +52,10 @@ class Supervisor(Derivation):
         self._records: dict[str, ProviderRecord] = {}
         self._logs: dict[str, ProtocolLog] = {}
         self._interrupts: dict[str, tuple[str, datetime]] = {}
+        self.watch_cap = self.config.watch_cap
+        self._activity = Activity(watch_window_s(self.config))
+        self._watched: tuple[frozenset[str], frozenset[str]] | None = None
+        self._watching: Watching | None = None
 
     # -- shell stream --
 
@@ -238,42 +243,49 @@ class Supervisor(Derivation):
         return bool(rec and rec.synced)
 
     def threads_of_interest(self) -> frozenset[str]:
-        """Threads to subscribe: every visible parent and every visible child.
+        """Threads to subscribe: every visible parent and child (families), and every thread
+        with activity (`model/interest.py`), within `watch_cap` streams.
 
-        The client asks after every batch: the answer is kept, and recomputed only when parent
-        links or task rows changed, or when a thread it looked at changed whether it is shown
-        (O(threads changed since the last call), not O(families)).
+        The client asks after every batch: the answer is kept, and recomputed only when a
+        thread it looked at changed (O(threads changed since the last call)).
         """
         ix = self._ix
-        kept = self._interest
         changed, ix.refacted = ix.refacted, set()
-        if self.incremental and kept is not None and kept[0] == ix.shape and all(
-                self._shown(t) == shown for t in changed if (shown := kept[1].get(t)) is not None):
-            return kept[2]  # frozen: the caller cannot change the kept answer
-        out = set()
-        looked: dict[str, bool] = {}
+        families = self._families(changed)
+        activity = self._activity
+        facts = [(t, ix.own(t) if t in ix.records else None) for t in changed]
+        for _, f in facts:
+            if f is not None:
+                activity.advance(f)
+        moved = False
+        for thread_id, f in facts:
+            moved |= activity.note(thread_id, f)
+        moved |= activity.expire()
+        if not self.incremental:  # the reference: every thread looked at afresh
+            activity = Activity(watch_window_s(self.config))
+            activity.clock = self._activity.clock
+            for thread_id in ix.records:
+                activity.note(thread_id, ix.own(thread_id))
+        kept = self._watched
+        if self.incremental and not moved and kept is not None and kept[0] is families:
+            return kept[1]
+        out, self._watching = activity.watched(families, self.watch_cap)
+        self._watched = (families, out)
+        return out
 
-        def shown(thread_id: str) -> bool:
-            if thread_id not in looked:
-                looked[thread_id] = self._shown(thread_id)
-            return looked[thread_id]
+    def watching(self) -> Watching | None:
+        """How many threads with activity are watched, as of the last `threads_of_interest`
+        (None before the first: nothing was subscribed by this supervisor's client)."""
+        return self._watching
 
-        for parent, kids in ix.children.items():
-            for kid in kids:
-                if shown(kid):
-                    out.add(kid)
-                    if shown(parent):
-                        out.add(parent)
-        # Threads holding task rows, from the task index: not a walk over every record.
-        for parent in set(ix.task_parent.values()):
-            if shown(parent):
-                out.add(parent)
-        self._interest = (ix.shape, looked, frozen := frozenset(out))
-        return frozen
+    def set_watch_cap(self, cap: int) -> None:
+        self.watch_cap = cap
+        self._watched = None
 
-    def _shown(self, thread_id: str) -> bool:
-        own = self._ix.own(thread_id)
-        return own.visible if own.has_record else thread_id in self._ix.child_task
+    def _families(self, changed: set[str]) -> frozenset[str]:
+        kept = self._interest if self.incremental else None
+        self._interest = families(self._ix, kept, changed)
+        return self._interest[2]
 
     # -- check-ins --
 

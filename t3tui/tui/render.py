@@ -229,7 +229,8 @@ class RenderMixin(_Base):
                                        self.source.supervisor.cursor_shell, shown,
                                        len(view.rows), self.row_filter.describe(),
                                        note=self.demo_note, short_note=self.demo_short,
-                                       replay=self.replaying)
+                                       replay=self.replaying,
+                                       watching=watching_text(self.source.supervisor))
         if envs:
             text, failed = env_banner(envs, self.key_for("quit"))
             screen.query_one(Banner).show_text(text, failed=failed)
@@ -331,3 +332,10 @@ class RenderMixin(_Base):
         if gates != self._gates:
             self._gates = gates
             self.refresh_bindings()
+
+
+def watching_text(supervisor: object) -> str:
+    """"watching 300 of 340 active threads" when past the stream cap some are not watched."""
+    ask = getattr(supervisor, "watching", None)  # the several-environment view has no cap
+    watching = ask() if callable(ask) else None
+    return watching.describe() if watching is not None and watching.unwatched else ""

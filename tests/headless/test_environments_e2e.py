@@ -104,7 +104,11 @@ async def test_one_server_document_names_no_environment(
     doc = (await cli("status", "--json", *server_args(laptop))).json()
     assert doc["environments"] == [{
         "name": None, "url": laptop.url, "connected": True, "error": None,
-        "synchronized": True, "counts": doc["counts"], "threads": 2, "findings": 0}]
+        "synchronized": True, "counts": doc["counts"], "threads": 2, "findings": 0,
+        "watching": doc["environments"][0]["watching"]}]
+    watching = doc["environments"][0]["watching"]  # how many ended just now: timing's
+    assert (watching["unwatched"], watching["cap"]) == (0, 1000)
+    assert watching["active"] == watching["watched"] <= 2
     assert {t["environment"] for t in doc["threads"]} == {None}
 
 

@@ -89,10 +89,11 @@ class StatusBar(StyledStatic):
 
     def show(self, label: str, state: ConnectionState, sequence: int | None, shown: int,
              total: int, filter_text: str, *, note: str = "", short_note: str = "",
-             replay: bool = False) -> None:
+             replay: bool = False, watching: str = "") -> None:
         """One line. When it does not fit (an 80-column terminal), the note (the demo's own
         story) comes right after the connection state in its short form, the sequence
-        number goes, and the server's label is what the line's end cuts."""
+        number goes, and the server's label is what the line's end cuts. `watching`: how
+        many active threads are watched, when past the stream cap some are not."""
         styles = self.row_styles()
         dot_style = styles.states.get("running") if isinstance(state, Live) else (
             styles.states.get("stuck") if isinstance(state, Failed) else
@@ -105,6 +106,8 @@ class StatusBar(StyledStatic):
         where: Segs = [(" · ", None), (label, None)]
         count: Segs = [(f" · {shown}/{total} threads" if shown != total
                         else f" · {total} threads", styles.dim)]
+        if watching:
+            count.append((f" · {watching}", styles.finding))
         flt: Segs = [(" · filter: ", styles.dim), (filter_text, None)] if filter_text else []
         seq = f" · seq {sequence if sequence is not None else '—'}"
         segs = [*head, *where, (seq, styles.dim), *count, *flt]
