@@ -158,19 +158,27 @@ def memory(threads: int, repeats: int) -> Report:
     wire_bytes = len(dumps(world.shell_snapshot))
     with tempfile.TemporaryDirectory(prefix="t3tui-bench-") as temp:
         path = Path(temp) / "shell.json"
-        path.write_text(dumps({"shell": world.shell_snapshot, "now": world.end.isoformat()}))
+        path.write_text(dumps({"shell": world.shell_snapshot, "now": world.end.isoformat(),
+                               "threads": world.thread_snapshots}))
         del world
         runs = [probe_rss(path) for _ in range(repeats)]
     report = Report("memory", f"RSS per thread, {threads:,} threads minus empty (child "
                     f"process, median of {repeats})",
-                    ["threads", "model MiB", "model+view MiB", "KiB/thread", "wire KiB/thread"])
+                    ["threads", "model MiB", "model+view MiB", "KiB/thread", "wire KiB/thread",
+                     "watched", "KiB/watched thread"])
     model = median([r["model"] for r in runs])
     both = median([r["model_view"] for r in runs])
     report.add(**{"threads": threads, "model MiB": model / 2**20, "model+view MiB": both / 2**20,
                   "KiB/thread": both / threads / 1024,
-                  "wire KiB/thread": wire_bytes / threads / 1024})
+                  "wire KiB/thread": wire_bytes / threads / 1024,
+                  "watched": runs[0]["watched"],
+                  "KiB/watched thread": median([r["watched_bytes"] for r in runs])
+                  / max(1, runs[0]["watched"]) / 1024})
     report.notes.append("KiB/thread counts the model plus one retained view (what a screen "
                         "holds); the wire column is the snapshot's JSON size, for scale")
+    report.notes.append("KiB/watched thread: what holding a thread's stream adds (its snapshot "
+                        "applied and its row re-derived; tracemalloc, retained), over the "
+                        "shell-only model; the cap (DetectorConfig.watch_cap, 1,000) bounds it")
     return report
 
 

@@ -17,7 +17,7 @@ EXPECTED = {
     "ingest": ["threads", "floor items/s", "t3tui items/s", "t3tui/floor"],
     "scaling": ["part", "ratio"],
     "scaling-calls": ["part", "ratio"],
-    "memory": ["threads", "KiB/thread"],
+    "memory": ["threads", "KiB/thread", "KiB/watched thread"],
     "tui": ["figure", "median", "p95", "ratio", "n"],
     "fanout": ["clients", "backend ev/s", "bare ev/s", "backend/bare", "backend/same frames",
                "frames/event"],
@@ -81,6 +81,7 @@ def test_the_ratios_are_measured_numbers(tiny_run: tuple[str, dict]) -> None:
     assert positive(tui["key -> screen"]["median"])
     assert any(k.startswith("first full tree") and positive(r["ratio"]) for k, r in tui.items())
     assert positive(reports["memory"]["rows"][0]["KiB/thread"])
+    assert positive(reports["memory"]["rows"][0]["KiB/watched thread"])
     soaks = {r["consumer"]: r for r in reports["soak"]["rows"]}
     assert soaks.keys() == {"watch", "app"}
     assert all(positive(r["cpu share"]) and positive(r["RSS end MB"]) for r in soaks.values())
