@@ -20,6 +20,7 @@ from t3tui.client.environments import Environment
 from t3tui.client.errors import ClientError
 from t3tui.client.session import Session, StreamUpdate
 from t3tui.client.state import ConnectionState, Failed, Live, Reconnecting
+from t3tui.headless.acting import Acting, add_policy_arguments, decision_text, policies_from
 from t3tui.headless.common import (
     EXIT_ERROR,
     CommandError,
@@ -46,9 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "watch",
         help="print one line per state change or finding until interrupted",
         description=(
-            "Print state changes, findings and connection changes as they happen. Exit 0 "
-            "after --duration; 2 on a connection error (or when the server gives up on us); "
-            "130 on Ctrl-C."
+            "Print state changes, findings and connection changes as they happen. With --act, "
+            "act on findings by policy and print every decision. Exit 0 after --duration; 2 "
+            "on a connection error, a policy file that does not check (or when the server "
+            "gives up on us); 130 on Ctrl-C."
         ),
     )
     parser.add_argument("--ndjson", action="store_true", help="one JSON object per line")
@@ -58,6 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--record", metavar="FILE",
                         help="also record every frame to FILE (see t3tui record)")
     add_server_arguments(parser)
+    add_policy_arguments(parser)
 
 
 def _undelivered_hint(change: Change) -> tuple[str, str] | None:
@@ -134,6 +137,13 @@ class Printer:
         text.append(f"  {short_id(change.thread_id)}", style="dim")
         self.emit(record, text)
 
+    def policy(self, record: dict[str, Any], decision: Any, text: str | None = None) -> None:
+        """A policy's decision (or a word about the policies: on, off, re-read)."""
+        if decision is not None:
+            self.emit(record, decision_text(decision))
+        else:
+            self.emit(record, Text(f"{clock(now())}  {text}", style="bold"))
+
     def connection(self, state: ConnectionState) -> None:
         detail = ""
         if isinstance(state, Reconnecting):
@@ -149,8 +159,9 @@ class Printer:
         self.emit(record, text)
 
 
-async def watch(session: Session, supervisor: Supervisor, printer: Printer) -> None:
-    """Print changes forever (the caller bounds it)."""
+async def watch(session: Session, supervisor: Supervisor, printer: Printer,
+                acting: Acting | None = None) -> None:
+    """Print changes forever (the caller bounds it); with `acting`, the policies act too."""
     wake = asyncio.Event()
 
     def on_update(_update: StreamUpdate) -> None:
@@ -165,8 +176,11 @@ async def watch(session: Session, supervisor: Supervisor, printer: Printer) -> N
     # One whole view as the baseline; after it only the rows that changed are derived and
     # compared (`changed_rows`, as the app's screen does), never every row per batch.
     at = now()
-    tracker = ChangeTracker(supervisor.view(at))
+    baseline = supervisor.view(at)
+    tracker = ChangeTracker(baseline)
     supervisor.changed_rows(at)  # what that view derived is the baseline, not a change
+    if acting is not None:
+        acting.begin(baseline.rows, at)
     try:
         while True:
             wake.clear()
@@ -175,10 +189,15 @@ async def watch(session: Session, supervisor: Supervisor, printer: Printer) -> N
                 # The session gave up (e.g. the token was refused after a restart): nothing
                 # more will arrive, so end with exit 2 instead of watching a dead connection.
                 raise ClientError(state.reason)
+            at = now()
             if isinstance(state, Live):
-                at = now()
-                for change in tracker.update(supervisor.changed_rows(at), at):
+                changed = supervisor.changed_rows(at)
+                for change in tracker.update(changed, at):
                     printer.change(change)
+                if acting is not None:
+                    acting.rows_changed(changed)
+            if acting is not None:
+                acting.tick(at, live=isinstance(state, Live))
             try:
                 await asyncio.wait_for(wake.wait(), TICK_S)
             except TimeoutError:
@@ -193,6 +212,7 @@ async def watch_environments(args: argparse.Namespace, envs: list[Environment]) 
     reached or gives up is said once and the others go on. Exit 2 when none is left."""
     if args.record:
         raise CommandError("--record takes one server (--url), not --env")
+    policies = policies_from(args) if args.act else None
 
     async def one(env: Environment, stack: contextlib.AsyncExitStack) -> None:
         printer = Printer(args.ndjson, env.name)
@@ -203,8 +223,14 @@ async def watch_environments(args: argparse.Namespace, envs: list[Environment]) 
             printer.connection(Failed(str(exc)))
             return
         printer.connection(session.state.value)
-        with contextlib.suppress(ClientError):  # it gave up: its Failed line was printed
-            await watch(session, supervisor, printer)
+        acting = Acting(args, session, supervisor, printer.policy, *policies) if policies \
+            else None
+        try:
+            with contextlib.suppress(ClientError):  # it gave up: its Failed line was printed
+                await watch(session, supervisor, printer, acting)
+        finally:
+            if acting is not None:
+                await acting.close(args.confirm_timeout + 5)
 
     async with contextlib.AsyncExitStack() as stack:
         try:
@@ -222,13 +248,22 @@ def run(args: argparse.Namespace) -> int:
         envs = environments_of(args)
         if envs:
             return await watch_environments(args, envs)
+        # every policy is checked before anything connects: a bad file runs nothing
+        policies = policies_from(args) if args.act else None
         with recording_to(args.record, args) as recorder:
             async with supervised(args, recorder=recorder) as (session, supervisor):
                 printer.connection(session.state.value)
+                acting = Acting(args, session, supervisor, printer.policy, *policies) \
+                    if policies else None
                 try:
-                    await asyncio.wait_for(watch(session, supervisor, printer), args.duration)
+                    with acting.signals() if acting else contextlib.nullcontext():
+                        await asyncio.wait_for(watch(session, supervisor, printer, acting),
+                                               args.duration)
                 except TimeoutError:
                     pass
+                finally:
+                    if acting is not None:
+                        await acting.close(args.confirm_timeout + 5)
         return 0
 
     return run_async(main)

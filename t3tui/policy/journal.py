@@ -84,7 +84,7 @@ class Decision:
                 "title": self.title, "rule": self.rule, "findingKind": self.kind,
                 "seenAt": format_ts(self.seen_at), "at": format_ts(self.at),
                 "verdict": self.verdict, "do": list(self.do), "code": self.code,
-                "why": self.why, "result": self.result,
+                "why": self.why, "result": self.result, "done": self.done,
                 "steps": [s.record() for s in self.steps]}
 
 

@@ -1,0 +1,168 @@
+"""`t3tui watch --act [--dry-run] [--policy FILE]`: the policies at work in a headless watch.
+
+Every decision is a line (and with `--ndjson` its journal record, `"kind": "policy"`), and a
+note in the recording. Policies come from `--policy FILE`, else the config file's
+`[[policy]]` entries, else the recommended set. The kill switch: SIGUSR1 switches acting off
+and on; the policy file removed switches it off, changed is read again (off while it does not
+check). With `--act` the providers' own records are read as `status` reads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+from t3tui.actions import SessionPort
+from t3tui.client.environments import config_path
+from t3tui.client.session import Session
+from t3tui.headless.common import CommandError, now
+from t3tui.headless.proof import add_proof_arguments, homes_from
+from t3tui.model import Supervisor, ThreadRow
+from t3tui.model.labels import clock, one_line, short_id
+from t3tui.policy import (
+    Decision,
+    PolicyError,
+    PolicyFile,
+    PolicySet,
+    load_file,
+    recommended,
+)
+from t3tui.policy.engine import CONFIRM_TIMEOUT_S, Engine
+from t3tui.proof.feed import follow_records
+from t3tui.proof.records import RecordReader
+
+STYLE = {"act": "bold magenta", "dry-run": "bold cyan", "skip": "dim"}
+
+
+def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "acting by policy", "see README: Unattended supervision")
+    group.add_argument("--act", action="store_true",
+                       help="act on findings by policy (default: the recommended set)")
+    group.add_argument("--dry-run", action="store_true",
+                       help="with --act: print what each policy would send, send nothing")
+    group.add_argument("--policy", metavar="FILE",
+                       help="with --act: the policies to use (TOML, [[policy]] entries)")
+    group.add_argument("--confirm-timeout", type=float, default=CONFIRM_TIMEOUT_S, metavar="S",
+                       help=f"how long an action waits for the stream (default {CONFIRM_TIMEOUT_S:g})")
+    add_proof_arguments(parser)
+
+
+def policies_from(args: argparse.Namespace) -> tuple[PolicySet, PolicyFile | None]:
+    """The policies `args` ask for, checked whole (a PolicyError is one line, exit 2)."""
+    if (args.dry_run or args.policy) and not args.act:
+        raise CommandError("--dry-run and --policy go with --act")
+    try:
+        if args.policy:
+            path = Path(args.policy).expanduser()
+            return load_file(path), PolicyFile(path)
+        path, required = config_path(getattr(args, "config", None), os.environ)
+        if path.exists() or required:
+            policies = load_file(path, only_policies=False)
+            watched = PolicyFile(path, only_policies=False) if policies.source != "recommended" \
+                else None
+            return policies, watched
+    except PolicyError as exc:
+        raise CommandError(str(exc)) from None
+    return recommended(), None
+
+
+def decision_text(decision: Decision, environment: str | None = None) -> Text:
+    text = Text().append(clock(decision.at), style="dim").append("  ")
+    if environment:
+        text.append(f"{environment}  ", style="bold")
+    mark = {"act": "⚙" if decision.done else "⚙ acting", "dry-run": "⚙ dry run",
+            "skip": "⚙ skipped"}[decision.verdict]
+    text.append(mark, style=STYLE[decision.verdict]).append("  ")
+    text.append(one_line(decision.title) or short_id(decision.thread_id), style="bold")
+    text.append("  ").append(one_line(decision.line()))
+    text.append(f"  {short_id(decision.thread_id)}", style="dim")
+    for step in decision.steps:
+        for command in step.sent:
+            verb = "would send" if decision.verdict == "dry-run" else "sent"
+            text.append(f"\n    {verb} {step.action}: ", style="dim")
+            text.append(json.dumps(command, default=str))
+    return text
+
+
+class Acting:
+    """The engine for one session, fed by the watch loop."""
+
+    def __init__(self, args: argparse.Namespace, session: Session, supervisor: Supervisor,
+                 emit: Any, policies: PolicySet, watched: PolicyFile | None) -> None:
+        self.session, self.supervisor = session, supervisor
+        self.port = SessionPort(session, supervisor)
+        self.watched = watched
+        self._emit = emit
+        self.engine = Engine(policies, clock=now, emit=self._decision, dry_run=args.dry_run,
+                             timeout=args.confirm_timeout,
+                             records=supervisor.provider_record)
+        self.reader = RecordReader(homes_from(args))
+        self._records: asyncio.Task[None] | None = None
+
+    def _decision(self, decision: Decision) -> None:
+        self.session.note("policy", decision.record())
+        self._emit(decision.record(), decision)
+
+    def say(self, text: str) -> None:
+        self._emit({"kind": "policies", "at": now().isoformat(), "on": self.engine.switch.on,
+                    "text": text}, None, text)
+
+    def begin(self, rows: tuple[ThreadRow, ...], at: datetime) -> None:
+        self.engine.start(at)
+        self.engine.seed(rows)
+        mode = "dry run" if self.engine.dry_run else "acting"
+        self.say(f"policies on ({len(self.engine.policies)}, {mode}): "
+                 f"{self.engine.policies.source}")
+        self._records = asyncio.create_task(
+            follow_records(self.supervisor, self.reader, note=self.session.note),
+            name="t3tui-records")
+
+    def rows_changed(self, changed: dict[str, ThreadRow | None]) -> None:
+        self.engine.rows_changed(changed)
+
+    def tick(self, at: datetime, live: bool) -> None:
+        if self.watched is not None and (change := self.watched.check()) is not None:
+            if change.policies is not None:
+                self.engine.policies = change.policies
+            self.engine.switch.set(change.on, change.text)
+            self.say(change.text)
+        self.engine.tick(self.port, at, live=live,
+                         synchronized=live and self.supervisor.shell_synchronized,
+                         thread_synced=self.supervisor.thread_synchronized)
+
+    def toggle(self) -> None:
+        on = self.engine.switch.toggle("SIGUSR1")
+        self.say(f"policies {'on' if on else 'off'} (SIGUSR1)")
+
+    @contextlib.contextmanager
+    def signals(self) -> Iterator[None]:
+        loop = asyncio.get_running_loop()
+        try:
+            loop.add_signal_handler(signal.SIGUSR1, self.toggle)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+            yield
+            return
+        try:
+            yield
+        finally:
+            loop.remove_signal_handler(signal.SIGUSR1)
+
+    async def close(self, grace: float) -> None:
+        """Let runs in flight come to their outcome (bounded), then stop reading records."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.engine.idle(), grace)
+        await self.engine.stop()
+        if self._records is not None:
+            self._records.cancel()
+            await asyncio.gather(self._records, return_exceptions=True)

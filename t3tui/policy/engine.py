@@ -1,0 +1,107 @@
+"""One server's policies at work: occurrences, decisions, runs in flight and the journal.
+
+A front end feeds it (`rows_changed` with what `Supervisor.changed_rows` gave, then `tick`) and
+shows what it `emit`s: each decision when taken, and each run again once its steps are done.
+Runs go in tasks of their own, one at a time per thread (a thread with a run in flight is not
+decided on), so a slow confirmation never holds up the stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+
+from t3tui.actions import Clock, Port
+from t3tui.model import ThreadRow
+from t3tui.model.findings import Finding
+from t3tui.policy.decide import Situation, decide
+from t3tui.policy.journal import Decision, Journal
+from t3tui.policy.occurrences import Occurrences
+from t3tui.policy.run import Records, execute
+from t3tui.policy.spec import Policy, PolicySet
+from t3tui.policy.switch import Switch
+
+CONFIRM_TIMEOUT_S = 20.0
+
+
+class Engine:
+    def __init__(self, policies: PolicySet, *, clock: Clock, emit: Callable[[Decision], None],
+                 dry_run: bool = False, timeout: float = CONFIRM_TIMEOUT_S,
+                 records: Records | None = None, on: bool = True) -> None:
+        self.policies = policies
+        self.clock, self.emit, self.dry_run = clock, emit, dry_run
+        self.timeout, self.records = timeout, records
+        self.switch = Switch(on, "--act" if on else "")
+        self.journal = Journal()
+        self.occurrences = Occurrences()
+        self.user_acted: dict[str, datetime] = {}
+        self._findings: dict[str, tuple[Finding, ...]] = {}
+        self._titles: dict[str, str] = {}
+        self._busy: set[str] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def start(self, at: datetime) -> None:
+        """The streams were synchronized for the first time at `at`."""
+        self.occurrences.start(at)
+
+    def seed(self, rows: Iterable[ThreadRow]) -> None:
+        """Every row of a whole view (the baseline)."""
+        self.rows_changed({row.id: row for row in rows})
+
+    def rows_changed(self, changed: Mapping[str, ThreadRow | None]) -> None:
+        for thread_id, row in changed.items():
+            if row is None or not row.findings:
+                self._findings.pop(thread_id, None)
+            else:
+                self._findings[thread_id] = tuple(row.findings)
+            if row is not None:
+                self._titles[thread_id] = row.title
+
+    def acted(self, thread_id: str, at: datetime) -> None:
+        """The user acted on this thread from t3tui (a key, a headless command)."""
+        self.user_acted[thread_id] = at
+
+    def tick(self, port: Port, now: datetime, *, live: bool, synchronized: bool,
+             thread_synced: Callable[[str], bool] = lambda _t: True,
+             replay: bool = False) -> list[Decision]:
+        if not self.switch.on:
+            return []
+        findings = [f for fs in self._findings.values() for f in fs]
+        seen = [s for s in self.occurrences.update(findings, now, thread_synced)
+                if s.thread_id not in self._busy]
+        situation = Situation(live, synchronized, replay, self.dry_run)
+        decisions = decide(self.policies, seen, now, situation, self.user_acted, self.journal,
+                           self._titles)
+        for decision in decisions:
+            self.emit(decision)
+            if decision.verdict != "skip":
+                self._busy.add(decision.thread_id)
+                policy = self.policies.policies[decision.policy - 1]
+                task = asyncio.create_task(self._run(port, decision, policy),
+                                           name=f"t3tui-policy-{decision.policy}")
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+        return decisions
+
+    async def _run(self, port: Port, decision: Decision, policy: Policy) -> None:
+        try:
+            steps = await execute(port, decision, policy, clock=self.clock,
+                                  timeout=self.timeout, records=self.records)
+            self.emit(self.journal.finish(decision, steps))
+        finally:
+            self._busy.discard(decision.thread_id)
+
+    @property
+    def running(self) -> int:
+        return len(self._tasks)
+
+    async def idle(self) -> None:
+        """Wait for every run in flight (a caller that is about to stop)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*list(self._tasks), return_exceptions=True)

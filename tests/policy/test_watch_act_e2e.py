@@ -1,0 +1,132 @@
+"""`t3tui watch --act` end to end over real sockets: a real `t3tui watch` process against a
+reference backend it did not start, with real agent processes and provider records."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+from t3tui.backend.provider.faults import INTERRUPT_NEVER_LANDS, SETTLE_DROPS_CHILD_SUBSCRIPTION
+from t3tui.backend.testing import RunningBackend, running_backend, wait_until
+from tests.headless.test_commands_e2e import WAIT_ON_HANGER, active_run, launch, running_child
+from tests.policy.watcher import watching
+from tests.proof.helpers import PARENT, settle_and_send, wait_for_marker
+
+pytestmark = pytest.mark.e2e
+
+
+def parent_texts(backend: RunningBackend) -> list[str]:
+    return [m["text"] for m in backend.engine.projection_wire(PARENT)["messages"]]
+
+
+def sent(record: dict) -> list[tuple[str, str, str]]:
+    return [(step["action"], command["type"], command.get("threadId", ""))
+            for step in record["steps"] for command in step["sent"]]
+
+
+async def test_seed_004_child_is_interrupted_and_its_answer_forwarded_once(tmp_path: Path) -> None:
+    async with running_backend(
+        scenario="settle-unsubscribe", faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]
+    ) as backend, watching(backend, tmp=tmp_path) as watch:
+        child = await settle_and_send(backend, "Reply PONG")
+        await wait_for_marker(backend, child, "task_complete")
+        done = await watch.wait_for(
+            lambda: watch.policy(policy=1, verdict="act", done=True),
+            60, "policy 1's finished run")
+        [record] = done
+        assert record["threadId"] == child and record["rule"] == "provider-finished-unheard"
+        assert record["result"] == "ok", record
+        assert sent(record) == [("interrupt", "run.interrupt", child),
+                                ("forward", "message.dispatch", PARENT)]
+        [forwarded] = [t for t in parent_texts(backend) if "> PONG" in t]
+        assert "T3 never received it" in forwarded and "task_complete" in forwarded
+        assert active_run(backend, child) is None
+        # once: more ticks, no second run and no second message
+        await asyncio.sleep(3)
+        assert len(watch.policy(policy=1, verdict="act")) == 2  # taken, then finished
+        assert len([t for t in parent_texts(backend) if "> PONG" in t]) == 1
+        assert watch.policy(policy=2) == []  # the interrupt landed: nothing to force
+
+
+async def test_dry_run_prints_the_plan_and_sends_nothing(tmp_path: Path) -> None:
+    async with running_backend(
+        scenario="settle-unsubscribe", faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]
+    ) as backend, watching(backend, "--dry-run", tmp=tmp_path) as watch:
+        child = await settle_and_send(backend, "Reply PONG")
+        run_id = await wait_until(lambda: active_run(backend, child), timeout=15)
+        [record] = await watch.wait_for(
+            lambda: watch.policy(policy=1, verdict="dry-run", done=True), 60, "policy 1's plan")
+        assert record["threadId"] == child and record["result"] == "dry-run"
+        assert sent(record) == [("interrupt", "run.interrupt", child),
+                                ("forward", "message.dispatch", PARENT)]
+        interrupt = record["steps"][0]["sent"][0]
+        assert interrupt["runId"] == run_id and interrupt["reason"]
+        assert "> PONG" in record["steps"][1]["sent"][0]["text"]
+        await asyncio.sleep(2)
+        assert active_run(backend, child) == run_id  # nothing was sent
+        assert [t for t in parent_texts(backend) if "> PONG" in t] == []
+        assert len(watch.policy(policy=1)) == 2  # the decision, then its plan
+
+
+async def test_a_stop_that_never_lands_is_force_stopped(tmp_path: Path) -> None:
+    async with running_backend(faults=[INTERRUPT_NEVER_LANDS]) as backend, \
+            watching(backend, tmp=tmp_path) as watch:
+        parent = await launch(backend, WAIT_ON_HANGER % 1, title="Waits on its child")
+        thread = await wait_until(lambda: running_child(backend, parent), timeout=15)
+        run_id = await wait_until(lambda: active_run(backend, thread), timeout=15)
+        # the user pressed Stop in T3's own UI: accepted, never lands (not a t3tui action)
+        await backend.engine.dispatch({"type": "run.interrupt", "commandId": "ui-stop-1",
+                                       "threadId": thread, "runId": run_id})
+        [record] = await watch.wait_for(
+            lambda: watch.policy(policy=2, verdict="act", done=True),
+            60, "policy 2's finished run")
+        assert record["threadId"] == thread and record["rule"] == "interrupt-not-landed"
+        assert record["result"] == "ok", record
+        assert [s[:2] for s in sent(record)] == [("force-stop", "provider-session.detach")]
+        assert active_run(backend, thread) is None
+        assert watch.policy(policy=1) == []
+        # the parent's hung wait returns: it goes on to its own answer
+        await wait_until(lambda: any("PARENT_DONE" in m["text"] for m in
+                                     backend.engine.projection_wire(parent)["messages"]),
+                         timeout=30)
+
+
+async def test_a_refused_action_is_journaled_with_the_servers_words_and_not_retried(
+        tmp_path: Path) -> None:
+    policy = '[[policy]]\nwhen = "interrupt-not-landed"\nafter = "1s"\ndo = "acknowledge"\n'
+    async with running_backend(faults=[INTERRUPT_NEVER_LANDS]) as backend, \
+            watching(backend, policy=policy, tmp=tmp_path) as watch:
+        parent = await launch(backend, WAIT_ON_HANGER % 2, title="Waits on its child")
+        thread = await wait_until(lambda: running_child(backend, parent), timeout=15)
+        run_id = await wait_until(lambda: active_run(backend, thread), timeout=15)
+        await backend.engine.dispatch({"type": "run.interrupt", "commandId": "ui-stop-2",
+                                       "threadId": thread, "runId": run_id})
+        [record] = await watch.wait_for(lambda: watch.policy(policy=1, done=True), 60,
+                                        "policy 1's finished run")
+        [step] = record["steps"]
+        assert record["result"] == "refused" and step["outcome"] == "refused", record
+        assert step["text"].startswith("server refused: ")
+        assert [c["type"] for c in step["sent"]] == [
+            "delegated_task.completion-delivery.acknowledge"]
+        await asyncio.sleep(3)  # the finding still holds: no second try
+        assert len(watch.policy(policy=1)) == 2  # the decision and its outcome, once
+
+
+async def test_a_policy_file_that_does_not_check_runs_nothing(tmp_path: Path) -> None:
+    async with running_backend() as backend:
+        bad = '[[policy]]\nwhen = "no-progres"\nafter = "1m"\ndo = "checkin"\n'
+        path = tmp_path / "bad.toml"
+        path.write_text(bad)
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "t3tui", "watch", "--act", "--policy", str(path), "--url",
+            backend.url, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env={"T3TUI_TOKEN": backend.token, "PATH": "/usr/bin:/bin"})
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+        assert proc.returncode == 2
+        lines = err.decode().strip().splitlines()
+        assert len(lines) == 1 and "policy 1 (when = 'no-progres')" in lines[0], lines
+        assert "unknown finding or rule" in lines[0]
+        assert out == b""
