@@ -4,7 +4,8 @@ The demo scenario starts "Settled by the demo (seed 004)", a parent whose child
 (`demo-auto-child`) shares its provider session. Once the parent's run is over and the child
 is done, the app settles the parent and then checks in on the child, through the same flows a
 user's `s` and `c` run; the child's check-in turn is lost (the settle detached the session)
-and the child turns stuck. The status bar says what the demo did by itself. The interactive
+and the child turns stuck. The status bar says what the demo did by itself, until the user
+presses a key or the story has been told for `STORY_LINGER_S`. The interactive
 flows of the README keep their own threads ("Settle me, then check in on my child").
 
 `next_step` is pure: the view in, the step due (if any) out.
@@ -18,6 +19,7 @@ from t3tui.model import SupervisorView, ThreadRow
 from t3tui.tui.names import display_id
 
 AUTO_CHILD = "demo-auto-child"  # the clientRequestId in scenarios/demo.json
+STORY_LINGER_S = 30.0  # how long the last note stays once the story is told
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,12 @@ def find_pair(view: SupervisorView) -> tuple[ThreadRow, ThreadRow] | None:
     child = next((r for r in view.rows if r.parent_id and display_id(r.id) == AUTO_CHILD), None)
     parent = view.row(child.parent_id) if child is not None and child.parent_id else None
     return (parent, child) if parent is not None and child is not None else None
+
+
+def story_told(view: SupervisorView) -> bool:
+    """The demo's pair shows the end of its story: the parent settled, the child stuck."""
+    pair = find_pair(view)
+    return pair is not None and pair[0].settled and pair[1].state == "stuck"
 
 
 def next_step(view: SupervisorView, done: frozenset[str]) -> Step | None:

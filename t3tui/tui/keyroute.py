@@ -42,6 +42,9 @@ class TypingApp(App[int]):
     typing_line: Input | None = None  # the inline input being edited, on the main screen
     _held: list[events.Key] | None = None
 
+    def key_pressed(self) -> None:
+        """A key from the user, before it is routed (the app may note that someone is there)."""
+
     def why_not(self, action: str) -> str | None:
         """Why `action` does not apply now (the app says); None: it does, or no reason."""
         return None
@@ -100,6 +103,7 @@ class TypingApp(App[int]):
             # theirs to place, and the line stays as typed
             self.typing_line = None
         if isinstance(event, events.Key) and not event.is_forwarded:
+            self.key_pressed()
             if not self._route(event):
                 return
             await self._release_held()

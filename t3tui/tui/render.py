@@ -22,7 +22,7 @@ from textual.css.query import NoMatches
 
 from t3tui.client.state import Live
 from t3tui.model import SupervisorView, ThreadRow, changes
-from t3tui.tui.autopilot import next_step
+from t3tui.tui.autopilot import STORY_LINGER_S, next_step, story_told
 from t3tui.tui.env_render import (
     EnvStatus,
     env_banner,
@@ -57,6 +57,9 @@ PATCH_MAX = 200  # more changed rows than this (and than a quarter of all): a fu
 
 class RenderMixin(_Base):
     """Rendering methods of `SupervisorApp` (see the module docstring)."""
+
+    demo_linger_s: float = STORY_LINGER_S  # the demo's last note, once its story is told
+    _demo_told_at: datetime | None = None
 
     def _live_tree(self) -> ThreadTree | None:
         try:
@@ -246,8 +249,20 @@ class RenderMixin(_Base):
         self.show_replay_bar()
         self._refresh_gates()
 
+    def key_pressed(self) -> None:
+        """The user is at the keys: the demo's narration has had its say (a later step of
+        its own still tells what it did)."""
+        if self.demo_note:
+            self.demo_note = self.demo_short = ""
+            self.call_after_refresh(self.refresh_view)
+
     def _autopilot(self, view: SupervisorView) -> None:
         """The demo's own seed 004 steps, each once, on full views (autopilot.py)."""
+        if self.demo_note and "checkin" in self.autopilot_done and story_told(view):
+            now = self.clock()
+            self._demo_told_at = self._demo_told_at or now
+            if (now - self._demo_told_at).total_seconds() >= self.demo_linger_s:
+                self.demo_note = self.demo_short = ""  # the story is told
         step = next_step(view, frozenset(self.autopilot_done))
         if step is None:
             return

@@ -61,6 +61,10 @@ async def test_the_demo_reaches_every_story_with_no_key_press() -> None:
             stuck = next(r for r in app.view.rows if r.state == "stuck")
             assert stuck.title == "Checked in after the settle"
             assert app.view.row(stuck.parent_id).state == "settled"
+            # the story is told: its note goes after a while (here: at once), nobody pressing
+            app.demo_linger_s = 0.0
+            await until(lambda: app.demo_note == "", timeout=10, what="the demo's note gone")
+            assert "demo:" not in str(app.query_one(StatusBar).render())
 
             await no_raw_ids_on_the_default_screens(pilot, app)
 

@@ -39,3 +39,17 @@ def test_the_short_notes_fit_an_80_column_status_line() -> None:
     for note, short in (settle_notes(long_title), checkin_notes(long_title, long_title),
                         (NOTE, SHORT)):
         assert len("● live · " + short) < 78 < len(note)  # room for the cut's "…"
+
+
+async def test_the_demo_note_goes_once_the_user_starts_acting() -> None:
+    # it stayed for the whole session, over whatever the user was doing
+    app = showcase_app()
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settled(pilot)
+        app.demo_note, app.demo_short = NOTE, SHORT
+        app.refresh_view()
+        await pilot.pause()
+        assert "demo:" in str(app.query_one(StatusBar).render())
+        await pilot.press("down")
+        await pilot.pause()
+        assert app.demo_note == "" and "demo:" not in str(app.query_one(StatusBar).render())
