@@ -2,7 +2,9 @@
 
 The reference backend runs the top-level variants of the stop scenarios (real agent
 processes); `t3tui watch` flags the fault while it happens and a one-shot `t3tui status
---json` started after the dwell reports it, with the default dwells. The healthy controls run
+--json` started after the dwell reports it, with the default dwells, as do `report`, a
+recording replayed (`status --replay`) and a post-mortem of the backend's T3-shaped database
+(`status --t3-db`). The healthy controls run
 with scaled dwells through the client's session: the thread is watched, and stays clean.
 """
 
@@ -12,6 +14,7 @@ import asyncio
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -59,8 +62,9 @@ async def status_json(backend: RunningBackend) -> dict[str, Any]:
     ("runaway-provider-top-level", "thread-runaway-top", "provider-active-after-interrupt"),
 ])
 async def test_a_top_level_fault_nobody_opened_is_seen_by_watch_and_a_later_status(
-        scenario: str, thread: str, rule: str) -> None:
-    async with running_backend(scenario=scenario) as backend:
+        scenario: str, thread: str, rule: str, tmp_path: Path) -> None:
+    state = tmp_path / "t3"
+    async with running_backend(scenario=scenario, t3_state=state) as backend:
         seen = await watch_until_finding(backend, rule, 45)
         assert seen["threadId"] == thread
         doc = await status_json(backend)  # a one-shot started after the dwell
@@ -69,6 +73,18 @@ async def test_a_top_level_fault_nobody_opened_is_seen_by_watch_and_a_later_stat
         [row] = [t for t in doc["threads"] if t["id"] == thread]
         assert row["parentId"] is None and row["depth"] == 0  # top level, no family
         assert doc["environments"][0]["watching"]["unwatched"] == 0
+        # the other entry points: a live report, a recording replayed, T3's own database
+        report = await cli("report", *server_args(backend))
+        assert report.code == 0 and f"`{thread}`" in report.out, report
+        path = tmp_path / "top.ndjson.gz"
+        recorded = await cli("record", "-o", str(path), "--duration", "1", *server_args(backend))
+        assert recorded.code == 0, recorded.err
+        post = await cli("status", "--t3-db", str(state), "--json", "--claude-home", "off",
+                         "--codex-home", str(backend.data_dir / "codex-home"),
+                         "--t3-home", str(state))
+        assert [f["threadId"] for f in post.json()["findings"] if f["rule"] == rule] == [thread]
+    replayed = (await cli("status", "--replay", str(path), "--json")).json()
+    assert [f["threadId"] for f in replayed["findings"] if f["rule"] == rule] == [thread]
 
 
 async def test_control_a_slow_stop_that_lands_on_a_top_level_thread_is_not_flagged() -> None:
