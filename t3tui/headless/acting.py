@@ -29,15 +29,9 @@ from t3tui.headless.common import CommandError, now
 from t3tui.headless.proof import add_proof_arguments, homes_from
 from t3tui.model import Supervisor, ThreadRow
 from t3tui.model.labels import clock, one_line, short_id
-from t3tui.policy import (
-    Decision,
-    PolicyError,
-    PolicyFile,
-    PolicySet,
-    load_file,
-    recommended,
-)
+from t3tui.policy import Decision, PolicyError, PolicyFile, PolicySet
 from t3tui.policy.engine import CONFIRM_TIMEOUT_S, Engine
+from t3tui.policy.switch import choose
 from t3tui.proof.feed import follow_records
 from t3tui.proof.records import RecordReader
 
@@ -62,19 +56,11 @@ def policies_from(args: argparse.Namespace) -> tuple[PolicySet, PolicyFile | Non
     """The policies `args` ask for, checked whole (a PolicyError is one line, exit 2)."""
     if (args.dry_run or args.policy) and not args.act:
         raise CommandError("--dry-run and --policy go with --act")
+    config, required = config_path(getattr(args, "config", None), os.environ)
     try:
-        if args.policy:
-            path = Path(args.policy).expanduser()
-            return load_file(path), PolicyFile(path)
-        path, required = config_path(getattr(args, "config", None), os.environ)
-        if path.exists() or required:
-            policies = load_file(path, only_policies=False)
-            watched = PolicyFile(path, only_policies=False) if policies.source != "recommended" \
-                else None
-            return policies, watched
+        return choose(Path(args.policy).expanduser() if args.policy else None, config, required)
     except PolicyError as exc:
         raise CommandError(str(exc)) from None
-    return recommended(), None
 
 
 def decision_text(decision: Decision, environment: str | None = None) -> Text:

@@ -58,6 +58,11 @@ class Engine:
             if row is not None:
                 self._titles[thread_id] = row.title
 
+    def forget_except(self, shown: Mapping[str, object]) -> None:
+        """A whole view: threads no longer shown have no findings."""
+        for thread_id in [t for t in self._findings if t not in shown]:
+            del self._findings[thread_id]
+
     def acted(self, thread_id: str, at: datetime) -> None:
         """The user acted on this thread from t3tui (a key, a headless command)."""
         self.user_acted[thread_id] = at

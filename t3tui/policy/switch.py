@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from t3tui.policy.load import load_file
+from t3tui.policy.load import load_file, recommended
 from t3tui.policy.spec import PolicyError, PolicySet
 
 
@@ -74,3 +74,17 @@ class Switch:
     def toggle(self, why: str) -> bool:
         self.set(not self.on, why)
         return self.on
+
+
+def choose(policy: Path | None, config: Path, config_required: bool) -> tuple[PolicySet,
+                                                                              PolicyFile | None]:
+    """The policies in force and the file to watch: `--policy FILE`, else the config file's
+    `[[policy]]` entries, else the recommended set (nothing to watch). PolicyError: one line."""
+    if policy is not None:
+        return load_file(policy), PolicyFile(policy)
+    if config.exists() or config_required:
+        policies = load_file(config, only_policies=False)
+        if policies.source != "recommended":
+            return policies, PolicyFile(config, only_policies=False)
+        return policies, None
+    return recommended(), None

@@ -46,6 +46,7 @@ from t3tui.tui.messages import (
     StreamChanged,
 )
 from t3tui.tui.notify import Notice
+from t3tui.tui.policies import PoliciesMixin
 from t3tui.tui.quitting import QuitMixin
 from t3tui.tui.render import NARROW, RenderMixin
 from t3tui.tui.screens.transcript import TranscriptScreen
@@ -71,7 +72,7 @@ def utc_now() -> datetime:
 
 
 class SupervisorApp(QuitMixin, ToastsMixin, RenderMixin, TriageMixin, ActionsMixin,
-                    TreeActionsMixin, TypingApp):
+                    TreeActionsMixin, PoliciesMixin, TypingApp):
     """`SupervisorApp(source, config=..., clock=..., new_id=...)`; see the module docstring."""
 
     CSS_PATH = "styles.tcss"
@@ -276,6 +277,8 @@ class SupervisorApp(QuitMixin, ToastsMixin, RenderMixin, TriageMixin, ActionsMix
     def on_action_update(self, message: ActionUpdate) -> None:
         status = message.status
         self.statuses.setdefault(status.thread_id, {})[status.kind] = status
+        if status.phase == "pending":
+            self.policy_user_acted(status)
         if status.done:
             severity = {"ok": "information", "failed": "error"}.get(status.phase, "warning")
             # server and agent text: never markup

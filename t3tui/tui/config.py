@@ -16,6 +16,10 @@ an error):
     expect = "PONG"
     [ui]
     theme = "textual-dark"
+    [[policy]]             # see t3tui.policy (README: Unattended supervision)
+    when = "no-progress"
+    after = "10m"
+    do = "checkin"
     [environments.devbox]  # see t3tui.client.environments
     url = "http://devbox:3773"
     token_command = "pass show t3/devbox"
@@ -141,7 +145,8 @@ def _from_file(cfg: TuiConfig, path: Path) -> TuiConfig:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"config {path} is not valid TOML: {exc}") from None
     # [environments.NAME] is read by t3tui.client.environments (the headless commands too)
-    sections = {"keys", "notifications", "checkin", "ui", "environments"}
+    # [[policy]] and [policies] are checked whole by t3tui.policy when policies are used
+    sections = {"keys", "notifications", "checkin", "ui", "environments", "policy", "policies"}
     unknown = set(doc) - sections
     if unknown:
         raise ConfigError(

@@ -79,6 +79,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also record the session to FILE (gzip NDJSON; never overwritten); with several "
              "environments one file each, the name inserted (FILE-NAME.ndjson.gz)",
     )
+    act = parser.add_argument_group("acting by policy (README: Unattended supervision)")
+    act.add_argument("--act", action="store_true",
+                     help="start with the policies on (P switches them; default: off)")
+    act.add_argument("--dry-run", action="store_true",
+                     help="policies plan only: say what they would send, send nothing")
+    act.add_argument("--policy", metavar="FILE",
+                     help="the policies (TOML [[policy]] entries; default: the config "
+                          "file's, else the recommended set)")
     app.add_argument(
         "--frames",
         metavar="NAME|PATH",

@@ -29,9 +29,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from t3tui.client.environments import config_path
 from t3tui.client.secret import URL_ENV, Secret, Target, TargetError, resolve_target
 from t3tui.headless.common import CommandError
 from t3tui.model.wiretext import display_text
+from t3tui.policy import PolicyError, PolicyFile, PolicySet
+from t3tui.policy.switch import choose
 from t3tui.proof.homes import OFF, ProofHomes, resolve_homes
 from t3tui.tui.config import ConfigError, TuiConfig, load_config
 
@@ -66,6 +69,13 @@ def _config(args: argparse.Namespace) -> TuiConfig:
         "checkin_timeout": getattr(args, "checkin_timeout", None),
     }
     return load_config(getattr(args, "config", None), flags=flags)
+
+
+def _policies(args: argparse.Namespace) -> tuple[PolicySet, PolicyFile | None]:
+    """Checked before the app starts: a policy file that does not check is one line, exit 2."""
+    config, required = config_path(getattr(args, "config", None), os.environ)
+    policy = getattr(args, "policy", None)
+    return choose(Path(policy).expanduser() if policy else None, config, required)
 
 
 def homes_from(args: argparse.Namespace) -> ProofHomes:
@@ -136,10 +146,17 @@ def run_app(args: argparse.Namespace) -> int:
             return _error(why)
         from t3tui.tui.app import SupervisorApp
 
+        try:
+            policies = _policies(args)
+        except PolicyError as exc:
+            return _error(str(exc))
+
         # the embedded demo plays its own seed 004 story (tui/autopilot.py)
         app = SupervisorApp(source, config=config, handle_signals=True,
                             autopilot=bool(backends),
                             **({"clock": clock} if clock is not None else {}))
+        app.enable_policies(policies[0], on=bool(getattr(args, "act", False)),
+                            dry_run=bool(getattr(args, "dry_run", False)), watched=policies[1])
         app.run()
         # said once the screen is restored, so it stays in the terminal
         for note in (app.fatal, app.quit_note):

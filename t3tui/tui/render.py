@@ -189,6 +189,7 @@ class RenderMixin(_Base):
         tree = self.tree
         base, self.view = self.view, view
         live = isinstance(self.conn, Live)
+        self.policies_step(view, now, changed)
         if live:
             self._last_live = now
         self._notify_transitions(view, now, live, base, changed)
@@ -233,7 +234,8 @@ class RenderMixin(_Base):
                                        len(view.rows), self.row_filter.describe(),
                                        note=self.demo_note, short_note=self.demo_short,
                                        replay=self.replaying,
-                                       watching=watching_text(self.source.supervisor))
+                                       watching=watching_text(self.source.supervisor),
+                                       policies=self.policies_text)
         if envs:
             text, failed = env_banner(envs, self.key_for("quit"))
             screen.query_one(Banner).show_text(text, failed=failed)
@@ -267,6 +269,7 @@ class RenderMixin(_Base):
         if step is None:
             return
         self.autopilot_done.add(step.kind)
+        self.policy_threads_of_autopilot |= {step.thread_id}
         self.demo_note, self.demo_short = step.note, step.short
         if step.kind == "settle":
             self.settle_now(step.thread_id)

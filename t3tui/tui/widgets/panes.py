@@ -89,7 +89,7 @@ class StatusBar(StyledStatic):
 
     def show(self, label: str, state: ConnectionState, sequence: int | None, shown: int,
              total: int, filter_text: str, *, note: str = "", short_note: str = "",
-             replay: bool = False, watching: str = "") -> None:
+             replay: bool = False, watching: str = "", policies: str = "") -> None:
         """One line. When it does not fit (an 80-column terminal), the note (the demo's own
         story) comes right after the connection state in its short form, the sequence
         number goes, and the server's label is what the line's end cuts. `watching`: how
@@ -108,6 +108,8 @@ class StatusBar(StyledStatic):
                         else f" · {total} threads", styles.dim)]
         if watching:
             count.append((f" · {watching}", styles.finding))
+        if policies:  # "policies on (3)": something may act by itself
+            count.append((f" · {policies}", styles.finding))
         flt: Segs = [(" · filter: ", styles.dim), (filter_text, None)] if filter_text else []
         seq = f" · seq {sequence if sequence is not None else '—'}"
         segs = [*head, *where, (seq, styles.dim), *count, *flt]

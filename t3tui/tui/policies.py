@@ -1,0 +1,116 @@
+"""The app's policy switch: unattended supervision in the app (off by default).
+
+`P` (and the palette) switches the policies on and off; the status bar says "policies on (N)";
+each decision about a thread shows in its detail pane as "Policy N" with what it did and why,
+and decisions that act are toasts. The engine (`t3tui.policy`) decides and runs the actions
+through the one actions layer, on the app's source (a `Port`). The app's own keys count as the
+user acting on a thread (a policy leaves it alone for `user_quiet`); the demo's autopilot does
+not. Never on a replay, recorded frames or a post-mortem.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from t3tui.client.state import Live
+from t3tui.model import SupervisorView, ThreadRow
+from t3tui.policy import Decision, PolicyFile, PolicySet
+from t3tui.policy.engine import Engine
+from t3tui.tui.messages import ActionStatus
+
+if TYPE_CHECKING:
+    from t3tui.tui.app import SupervisorApp
+
+    _Base = SupervisorApp
+else:
+    _Base = object
+
+PHASE = {"ok": "ok", "dry-run": "ok", "skip": "unknown", "pending": "pending"}
+
+
+class PoliciesMixin(_Base):
+    policy_engine: Engine | None = None
+    policy_file: PolicyFile | None = None
+    policy_threads_of_autopilot: frozenset[str] = frozenset()
+
+    def enable_policies(self, policies: PolicySet, *, on: bool = False, dry_run: bool = False,
+                        watched: PolicyFile | None = None) -> None:
+        """Before `run()`: the policies this app may switch on (a live source only)."""
+        if not hasattr(self.source, "live_sessions") or getattr(self, "replaying", False):
+            return
+        self.policy_engine = Engine(policies, clock=self.clock, emit=self._policy_decided,
+                                    dry_run=dry_run, on=on,
+                                    records=getattr(self.source.supervisor, "provider_record",
+                                                    None))
+        self.policy_file = watched
+
+    @property
+    def policies_text(self) -> str:
+        engine = self.policy_engine
+        if engine is None or not engine.switch.on:
+            return ""
+        mode = ", dry run" if engine.dry_run else ""
+        return f"policies on ({len(engine.policies)}{mode})"
+
+    def action_policies(self) -> None:
+        engine = self.policy_engine
+        if engine is None:
+            self.notify("policies apply to a live server only (not a replay or a recording)",
+                        title="policies", severity="warning", markup=False)
+            return
+        on = engine.switch.toggle(f"key {self.key_for('policies')}")
+        what = f"policies on ({len(engine.policies)}): {engine.policies.source}" if on else \
+            "policies off: nothing acts by itself"
+        self.notify(what, title="policies", markup=False)
+        self._patch(self._selected())
+
+    def policies_step(self, view: SupervisorView, now: datetime,
+                      changed: tuple[ThreadRow, ...] | None) -> None:
+        """From `_show`: feed the engine what changed, then let it decide (cheap when off)."""
+        engine = self.policy_engine
+        if engine is None:
+            return
+        if self.policy_file is not None and (change := self.policy_file.check()) is not None:
+            if change.policies is not None:
+                engine.policies = change.policies
+            if engine.switch.on or change.on is False:
+                engine.switch.set(change.on and engine.switch.on, change.text)
+            self.notify(change.text, title="policies", markup=False)
+        if not engine.switch.on:
+            return
+        live = isinstance(self.conn, Live)
+        if live and view.synchronized and engine.occurrences.watching_since is None:
+            engine.start(now)
+        if changed is None:
+            engine.rows_changed({r.id: r for r in view.rows})
+            engine.forget_except(view.by_id)
+        else:
+            engine.rows_changed({r.id: r for r in changed})
+        supervisor = self.source.supervisor
+        engine.tick(self.source, now, live=live, synchronized=view.synchronized,  # type: ignore[arg-type]
+                    thread_synced=supervisor.thread_synchronized)
+
+    def policy_user_acted(self, status: ActionStatus) -> None:
+        """A key of the user's (not the demo's autopilot) acted on this thread."""
+        engine = self.policy_engine
+        if engine is not None and status.thread_id not in self.policy_threads_of_autopilot:
+            engine.acted(status.thread_id, status.started)
+
+    def _policy_decided(self, decision: Decision) -> None:
+        recorder = getattr(self.source, "recorder", None)
+        if recorder is not None:
+            recorder.note("policy", decision.record())
+        phase = PHASE.get(decision.result, "failed") if decision.verdict != "act" else \
+            ("pending" if not decision.done else "ok" if decision.result == "ok" else "failed")
+        text = decision.line().split(": ", 1)[1]
+        status = ActionStatus(decision.thread_id, f"policy_{decision.policy}", phase, text,
+                              decision.at)
+        self.statuses.setdefault(decision.thread_id, {})[status.kind] = status
+        if decision.verdict != "skip" or decision.code in ("rate-thread", "rate-hour"):
+            self.notify(text, title=f"Policy {decision.policy} · "
+                        f"{self._title_of(decision.thread_id)}",
+                        severity="information" if phase in ("ok", "pending") else "warning",
+                        markup=False)
+        # decided inside `_show`: the pane is redrawn after it, not from within it
+        self.call_later(self._patch, [decision.thread_id])

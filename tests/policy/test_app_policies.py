@@ -1,0 +1,95 @@
+"""The app's policy switch, driven by Pilot against the reference backend over real websockets:
+off by default, `P` switches it on, the status bar and the detail pane say what a policy did
+and why; a thread the user acted on from the app is left alone."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Static
+
+from t3tui.backend.provider.faults import SETTLE_DROPS_CHILD_SUBSCRIPTION
+from t3tui.backend.testing import RunningBackend, running_backend
+from t3tui.client.backoff import Backoff
+from t3tui.client.secret import Secret, Target
+from t3tui.model import DetectorConfig
+from t3tui.policy import parse_text
+from t3tui.proof.homes import ProofHomes
+from t3tui.tui.app import SupervisorApp
+from t3tui.tui.config import TuiConfig
+from t3tui.tui.source import LiveSource
+from t3tui.tui.widgets.panes import DetailPane, StatusBar
+from t3tui.tui.widgets.thread_tree import ThreadTree
+from tests.policy.watcher import POLICY_004
+from tests.proof.helpers import PARENT, child_of
+from tests.tui.waiting import until
+
+pytestmark = pytest.mark.e2e
+SIZE = (160, 50)
+
+
+def app_on(backend: RunningBackend) -> SupervisorApp:
+    source = LiveSource(Target(backend.url, Secret(backend.token)),
+                        config=DetectorConfig(provider_unheard_dwell_s=1.0),
+                        backoff=Backoff.fast(), ping_interval=1.0,
+                        proof=ProofHomes(backend.data_dir / "codex-home", None))
+    app = SupervisorApp(source, config=TuiConfig(bell=False, checkin_timeout_s=60,
+                                                 confirm_timeout_s=10))
+    app.enable_policies(parse_text(POLICY_004, "policies.toml"))
+    return app
+
+
+def text_of(widget: Static) -> str:
+    return str(widget.render())
+
+
+def parent_texts(backend: RunningBackend) -> list[str]:
+    return [m["text"] for m in backend.engine.projection_wire(PARENT)["messages"]]
+
+
+async def test_the_switch_is_off_by_default_then_a_policy_recovers_seed_004() -> None:
+    async with running_backend(scenario="settle-unsubscribe",
+                               faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]) as backend:
+        app = app_on(backend)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(lambda: app.view is not None and app.view.synchronized, what="a view")
+            bar = app.query_one(StatusBar)
+            assert "policies" not in text_of(bar)
+            await pilot.press("P")
+            await until(lambda: "policies on (2)" in text_of(bar), what="policies on (2)")
+            child = child_of(backend)
+            from tests.backend.transport.commands import message, settle
+            await backend.engine.dispatch(settle(PARENT))
+            await backend.engine.dispatch(message(child, "Reply PONG"))
+            done = await until(lambda: (s := app.statuses.get(child, {}).get("policy_1"))
+                               and s.done and s, timeout=60, what="policy 1's run")
+            assert done.phase == "ok", done
+            assert "did interrupt + forward (provider-finished-unheard" in done.text
+            assert len([t for t in parent_texts(backend) if "> PONG" in t]) == 1
+            assert app.query_one(ThreadTree).select_thread(child)
+            await pilot.pause()
+            await until(lambda: "Policy 1" in text_of(app.query_one(DetailPane)),
+                        what="the detail pane's policy line")
+            detail = text_of(app.query_one(DetailPane))
+            assert "did interrupt + forward" in detail and "held" in detail
+            await pilot.press("P")
+            await until(lambda: "policies" not in text_of(bar), what="policies off")
+
+
+async def test_a_thread_the_user_acted_on_is_left_alone() -> None:
+    async with running_backend(scenario="settle-unsubscribe",
+                               faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]) as backend:
+        app = app_on(backend)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(lambda: app.view is not None and app.view.synchronized, what="a view")
+            await pilot.press("P")
+            child = child_of(backend)
+            from tests.backend.transport.commands import settle
+            await backend.engine.dispatch(settle(PARENT))
+            assert app.query_one(ThreadTree).select_thread(child)
+            await pilot.pause()
+            await pilot.press("c")  # the user's own check-in: the turn seed 004 loses
+            held = await until(lambda: (s := app.statuses.get(child, {}).get("policy_1"))
+                               and s, timeout=60, what="policy 1's decision")
+            assert "skipped" in held.text and "you acted on this thread from t3tui" in held.text
+            assert [d.code for d in app.policy_engine.journal] == ["user-acted"]
+            assert [t for t in parent_texts(backend) if "> PONG" in t] == []
