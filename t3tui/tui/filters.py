@@ -103,15 +103,18 @@ def parse_filter(text: str, *, problems_only: bool = False, strict: bool = True)
     return RowFilter(tuple(words), frozenset(states), problems_only)
 
 
-def visible_ids(view: SupervisorView, flt: RowFilter) -> set[str] | None:
+def visible_ids(view: SupervisorView, flt: RowFilter,
+                keep: str | None = None) -> set[str] | None:
     """Ids to show: matching rows plus their ancestors; for a text-only filter also their
-    descendants (find a parent by name, see its children). None when nothing is filtered."""
+    descendants (find a parent by name, see its children). None when nothing is filtered.
+    `keep` (the thread under the cursor) stays shown though it no longer matches: answered
+    under `@needs-input`, the thread the user just acted on keeps the cursor until it moves."""
     if not flt.active:
         return None
     subtrees = not (flt.states or flt.problems_only)
     shown: set[str] = set()
     for row in view.rows:
-        if not flt.matches(row):
+        if not flt.matches(row) and row.id != keep:
             continue
         current: ThreadRow | None = row
         while current is not None and current.id not in shown:

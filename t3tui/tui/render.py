@@ -60,6 +60,7 @@ class RenderMixin(_Base):
 
     demo_linger_s: float = STORY_LINGER_S  # the demo's last note, once its story is told
     _demo_told_at: datetime | None = None
+    _kept_filter: object = None  # the filter of the last sync (see `visible_ids`'s `keep`)
 
     def _live_tree(self) -> ThreadTree | None:
         try:
@@ -200,7 +201,11 @@ class RenderMixin(_Base):
         else:
             stale = self.conn.stale or not view.synchronized
         if relabel is None or not tree.relabel(relabel, now, stale=stale):
-            tree.sync(view, now, shown=visible_ids(view, self.row_filter), stale=stale)
+            # under the same filter, the row under the cursor stays until the cursor moves; a
+            # new filter shows what it matches, nothing else
+            keep = tree.selected_id if self.row_filter == self._kept_filter else None
+            self._kept_filter = self.row_filter
+            tree.sync(view, now, shown=visible_ids(view, self.row_filter, keep), stale=stale)
         tree.set_class(stale, "-stale")
         counts = counts_text(view.counts)
         short = counts_text(view.counts, compact=self.size.width < NARROW)
