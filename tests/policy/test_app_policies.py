@@ -12,10 +12,11 @@ from t3tui.backend.testing import RunningBackend, running_backend
 from t3tui.client.backoff import Backoff
 from t3tui.client.secret import Secret, Target
 from t3tui.model import DetectorConfig
-from t3tui.policy import parse_text
+from t3tui.policy import parse_text, recommended
 from t3tui.proof.homes import ProofHomes
 from t3tui.tui.app import SupervisorApp
 from t3tui.tui.config import TuiConfig
+from t3tui.tui.messages import ActionStatus
 from t3tui.tui.source import LiveSource
 from t3tui.tui.widgets.panes import DetailPane, StatusBar
 from t3tui.tui.widgets.thread_tree import ThreadTree
@@ -93,3 +94,29 @@ async def test_a_thread_the_user_acted_on_is_left_alone() -> None:
             assert "skipped" in held.text and "you acted on this thread from t3tui" in held.text
             assert [d.code for d in app.policy_engine.journal] == ["user-acted"]
             assert [t for t in parent_texts(backend) if "> PONG" in t] == []
+
+
+async def test_with_act_the_demo_recovers_its_seed_004_child_by_itself() -> None:
+    """The embedded demo with `--act` and no policy written: the recommended set interrupts the
+    child whose check-in the demo lost and forwards its answer, from the provider's record."""
+    async with running_backend(scenario="demo", scenario_in_background=True) as backend:
+        source = LiveSource(Target(backend.url, Secret(backend.token)),
+                            proof=ProofHomes(backend.data_dir / "codex-home", None))
+        app = SupervisorApp(source, config=TuiConfig(bell=False), autopilot=True)
+        app.enable_policies(recommended(), on=True)
+        async with app.run_test(size=SIZE):
+            assert "policies on (2)" in text_of(app.query_one(StatusBar))
+
+            def recovered() -> ActionStatus | None:
+                child = next((r for r in (app.view.rows if app.view else ())
+                              if r.title == "Checked in after the settle"), None)
+                status = app.statuses.get(child.id, {}).get("policy_1") if child else None
+                return status if status is not None and status.done else None
+
+            status = await until(recovered, timeout=120, what="policy 1 on the demo's child")
+            assert status.phase == "ok", status
+            assert "did interrupt + forward (provider-finished-unheard" in status.text
+            child = app.view.row(status.thread_id)
+            assert child.state != "stuck" and child.active_run_id is None
+            parent = backend.engine.projection_wire(child.parent_id)["messages"]
+            assert len([m for m in parent if "T3 never received it" in m["text"]]) == 1
