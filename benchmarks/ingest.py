@@ -57,15 +57,23 @@ async def one_client(server: ChildServer, world: World) -> dict[str, float]:
 VARIANTS = {"floor": one_floor, "t3tui": one_client}
 
 
-async def measure(sizes: Sequence[int], events: int, repeats: int) -> Report:
+def label(size: tuple[int, int]) -> int | str:
+    n, active = size
+    return f"{n}+{active} busy" if active else n
+
+
+async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -> Report:
+    """`sizes`: (threads, busy top-level threads) pairs."""
     report = Report(
         "ingest", f"t3tui client + reducer + detectors vs the floor ({events} burst items, "
         f"median of {repeats} interleaved runs)",
         ["threads", "floor items/s", "t3tui items/s", "t3tui/floor", "floor sync s",
          "t3tui sync s", "sync ratio", "rows/item"])
-    worlds = {n: build_world(WorldSpec(threads=n, events=events)) for n in sizes}
-    servers = {n: ChildServer("benchmarks.replay_server", "--threads", str(n),
-                              "--events", str(events)) for n in sizes}
+    worlds = {size: build_world(WorldSpec(threads=size[0], events=events, active=size[1]))
+              for size in sizes}
+    servers = {size: ChildServer("benchmarks.replay_server", "--threads", str(size[0]),
+                                 "--events", str(events), "--active", str(size[1]))
+               for size in sizes}
     await asyncio.gather(*(s.start() for s in servers.values()))
     samples: dict[tuple[int, str], list[dict[str, float]]] = {}
     try:
@@ -84,14 +92,16 @@ async def measure(sizes: Sequence[int], events: int, repeats: int) -> Report:
         f_rate = median([r["items"] / r["burst_s"] for r in f])
         c_rate = median([r["items"] / r["burst_s"] for r in c])
         f_sync, c_sync = median([r["sync_s"] for r in f]), median([r["sync_s"] for r in c])
-        report.add(**{"threads": n, "floor items/s": f_rate, "t3tui items/s": c_rate,
+        report.add(**{"threads": label(n), "floor items/s": f_rate, "t3tui items/s": c_rate,
                       "t3tui/floor": ratio(c_rate, f_rate), "floor sync s": f_sync,
                       "t3tui sync s": c_sync, "sync ratio": ratio(c_sync, f_sync),
                       "rows/item": median([r["rows_per_item"] for r in c])})
-    fam = WorldSpec(threads=max(sizes)).family_size
+    fam = WorldSpec(threads=max(n for n, _ in sizes)).family_size
     report.notes += [
         f"{fam} family threads (parents and children) are subscribed at every size; the rest "
-        "are settled or idle top-level threads in the shell only",
+        "are settled or idle top-level threads in the shell only, except N busy: top-level "
+        "threads with a running run, which t3tui watches for their activity (the floor "
+        "subscribes them too)",
         "items/s: burst items per second, first frame sent to last Ack received (server clock)",
         "sync s: socket open to every stream synchronized (snapshots decoded and applied)",
         "sync ratio = t3tui / floor time; t3tui/floor = throughput ratio (1.0 = at the floor)",
@@ -101,8 +111,10 @@ async def measure(sizes: Sequence[int], events: int, repeats: int) -> Report:
 
 def run(tiny: bool = False, repeats: int | None = None) -> list[Report]:
     if tiny:
-        return [asyncio.run(measure([60, 200], events=120, repeats=repeats or 1))]
-    return [asyncio.run(measure([100, 1_000, 10_000], events=3000, repeats=repeats or 5))]
+        return [asyncio.run(measure([(60, 0), (200, 0), (200, 20)], events=120,
+                                    repeats=repeats or 1))]
+    return [asyncio.run(measure([(100, 0), (1_000, 0), (10_000, 0), (10_000, 300)],
+                                events=3000, repeats=repeats or 5))]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -206,6 +206,8 @@ async def main_async(spec: WorldSpec, rate: float | None, wait_go: bool) -> None
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, required=True)
+    parser.add_argument("--active", type=int, default=0,
+                        help="top-level threads with a running run (watched for activity)")
     parser.add_argument("--events", type=int, default=WorldSpec(threads=0).events)
     parser.add_argument("--seed", type=int, default=WorldSpec(threads=0).seed)
     parser.add_argument("--item-ms", type=float, default=WorldSpec(threads=0).item_ms)
@@ -214,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--wait-go", action="store_true", help="burst waits for `go` on stdin")
     args = parser.parse_args(argv)
     spec = WorldSpec(threads=args.threads, events=args.events, seed=args.seed,
-                     item_ms=args.item_ms, probe_every=args.probe_every)
+                     item_ms=args.item_ms, probe_every=args.probe_every, active=args.active)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(main_async(spec, args.rate, args.wait_go))
     return 0

@@ -45,6 +45,8 @@ class WorldSpec:
     item_ms: float = 10.0
     probe_every: int = 0
     probe_targets: int = 10
+    # top-level threads with a running run (no family): watched for their activity (issue 23)
+    active: int = 0
 
     @property
     def family_size(self) -> int:
@@ -244,6 +246,13 @@ def build_world(spec: WorldSpec) -> World:
         family_rows[pid] = prow
     standalone = []
     all_rows = dict(family_rows)
+    for i in range(min(spec.active, spec.threads - len(rows))):
+        tid, run = f"thread-busy-{i:05d}", f"run-b{i:05d}"
+        created = T0 - timedelta(seconds=60)  # busy and healthy: nothing to flag
+        row = _shell_row(tid, f"Busy thread {i}", created, run=run, running=True)
+        rows.append(row)
+        all_rows[tid] = row
+        snapshots[tid] = _projection(row, run, f"bsess-{i:05d}", created, [])
     for i in range(spec.threads - len(rows)):
         tid = f"thread-{i:05d}"
         created = start - timedelta(minutes=i)

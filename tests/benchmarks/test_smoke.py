@@ -71,6 +71,8 @@ def test_the_ratios_are_measured_numbers(tiny_run: tuple[str, dict]) -> None:
     reports = {r["name"]: r for r in tiny_run[1]["reports"]}
     for row in reports["ingest"]["rows"]:
         assert all(positive(row[c]) for c in ("floor items/s", "t3tui items/s", "t3tui/floor"))
+    # a world with busy top-level threads, which t3tui subscribes for their activity
+    assert any("busy" in str(row["threads"]) for row in reports["ingest"]["rows"])
     for name in ("scaling", "scaling-calls"):
         assert all(positive(row["ratio"]) for row in reports[name]["rows"]), name
     fan = [r for r in reports["fanout"]["rows"] if isinstance(r["clients"], int)]
