@@ -107,6 +107,8 @@ async def test_control_a_top_level_provider_that_winds_down_in_time_is_not_flagg
             watching(backend) as (session, sup):
         thread = "thread-runaway-top"
         assert thread in session.subscribed_threads
+        # what the proof layer looks up on the machine: this thread's provider record too
+        assert await session.wait_until(lambda: thread in sup.native_threads(), 10)
 
         def wound_down() -> bool:
             proj = backend.engine.projection(thread)
