@@ -82,12 +82,14 @@ class ConnectionEvent:
 @dataclass
 class ReplayLog:
     """What the client did and saw, in order: commands, check-ins, connection changes, the
-    provider records the proof layer read (moment, thread id, record)."""
+    provider records the proof layer read (moment, thread id, record), policy decisions."""
 
     commands: list[SentCommand] = field(default_factory=list)
     checkins: list[tuple[float, CheckIn]] = field(default_factory=list)
     connections: list[ConnectionEvent] = field(default_factory=list)
     records: list[tuple[float, str, ProviderRecord]] = field(default_factory=list)
+    # the policies' journal records (t3tui.policy.journal.Decision.record), as noted
+    policies: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
 
 
 class Replay:
@@ -176,6 +178,8 @@ class Replay:
             self._checkin(line.get("checkin"), at)
         elif line.get("note") in ("providerRecord", "protocolLog"):
             self._proof(line["note"], line.get(line["note"]), at)
+        elif line.get("note") == "policy" and isinstance(line.get("policy"), dict):
+            self.log.policies.append((at, line["policy"]))
 
     def _connection(self, line: dict[str, Any], at: float) -> None:
         if line.get("connection") == "open":

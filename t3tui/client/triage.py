@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,7 @@ class TriageRun:
             thread_id=thread_id, view=view, moments=moments, server=self.recording.server,
             protocol_version=self.recording.header.get("protocolVersion"),
             t3tui_version=t3tui.__version__, source=source, flagged_at=scan.flagged_at,
-            actions=[_action(c, tracker.moments) for c in replay.log.commands],
+            actions=_actions(replay, tracker.moments),
             checkins=scan.checkins_done())
 
 
@@ -232,6 +233,36 @@ def _record_moments(replay: Replay, watched: list[str]) -> list[Moment]:
                                   f"{who}'s own record: turn {turn.status} ({turn.marker}, "
                                   f"line {turn.line})", detail=turn.last_message or ""))
     return moments
+
+
+def _actions(replay: Replay, tracked: list[Moment]) -> list[ActionDone]:
+    """Every command sent, each marked with the policy that sent it; and the policies'
+    decisions that sent nothing (skipped and why, a dry run's plan, an action refused by
+    t3tui itself), so "What was done" holds every decision."""
+    by: dict[str, str] = {}
+    quiet: list[ActionDone] = []
+    for at, record in replay.log.policies:
+        policy = f"policy {record.get('policy')}"
+        steps = record.get("steps") or []
+        for step in steps:
+            for command in step.get("sent") or []:
+                if record.get("verdict") == "act" and isinstance(command, dict):
+                    by[str(command.get("commandId"))] = policy
+        thread = record.get("threadId")
+        what = " + ".join(str(a) for a in record.get("do") or [])
+        if record.get("verdict") == "skip":
+            quiet.append(ActionDone(at, f"skipped {what}", thread, "not sent",
+                                    str(record.get("why", "")), by=policy))
+        elif record.get("verdict") == "dry-run" and record.get("done"):
+            plan = "; ".join(f"{c.get('type')}" for s in steps for c in s.get("sent") or [])
+            quiet.append(ActionDone(at, f"would {what}", thread, "dry run", plan, by=policy))
+        elif record.get("done"):
+            quiet += [ActionDone(at, str(s.get("action")), thread, str(s.get("outcome")),
+                                 str(s.get("text", "")), by=policy)
+                      for s in steps if not s.get("sent")]
+    sent = [replace(_action(c, tracked), by=by.get(str(c.command.get("commandId")), ""))
+            for c in replay.log.commands]
+    return sorted(sent + quiet, key=lambda a: a.at)
 
 
 def _action(sent: SentCommand, tracked: list[Moment]) -> ActionDone:

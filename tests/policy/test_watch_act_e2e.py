@@ -11,6 +11,7 @@ import pytest
 
 from t3tui.backend.provider.faults import INTERRUPT_NEVER_LANDS, SETTLE_DROPS_CHILD_SUBSCRIPTION
 from t3tui.backend.testing import RunningBackend, running_backend, wait_until
+from tests.headless.cli import cli
 from tests.headless.test_commands_e2e import WAIT_ON_HANGER, active_run, launch, running_child
 from tests.policy.watcher import watching
 from tests.proof.helpers import PARENT, settle_and_send, wait_for_marker
@@ -28,9 +29,10 @@ def sent(record: dict) -> list[tuple[str, str, str]]:
 
 
 async def test_seed_004_child_is_interrupted_and_its_answer_forwarded_once(tmp_path: Path) -> None:
+    recording = tmp_path / "watch.ndjson.gz"
     async with running_backend(
         scenario="settle-unsubscribe", faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]
-    ) as backend, watching(backend, tmp=tmp_path) as watch:
+    ) as backend, watching(backend, "--record", str(recording), tmp=tmp_path) as watch:
         child = await settle_and_send(backend, "Reply PONG")
         await wait_for_marker(backend, child, "task_complete")
         done = await watch.wait_for(
@@ -49,6 +51,12 @@ async def test_seed_004_child_is_interrupted_and_its_answer_forwarded_once(tmp_p
         assert len(watch.policy(policy=1, verdict="act")) == 2  # taken, then finished
         assert len([t for t in parent_texts(backend) if "> PONG" in t]) == 1
         assert watch.policy(policy=2) == []  # the interrupt landed: nothing to force
+    # the journal is in the recording, and the triage report's "What was done" says who sent
+    report = await cli("report", "--replay", str(recording), child)
+    assert report.code == 0, report.err
+    done = report.out.split("## What was done", 1)[1]
+    assert "| run.interrupt (by policy 1) |" in done
+    assert "| message.dispatch (by policy 1) |" in done
 
 
 async def test_dry_run_prints_the_plan_and_sends_nothing(tmp_path: Path) -> None:

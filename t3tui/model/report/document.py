@@ -31,6 +31,7 @@ class ActionDone:
     message: str = ""
     confirmed_at: float | None = None
     confirmed: str = ""  # what the stream showed afterwards ("" when nothing)
+    by: str = ""  # "policy 2" when a policy sent it (or decided not to: `outcome` says)
 
 
 @dataclass(frozen=True)
@@ -189,7 +190,8 @@ def build_report(data: TriageInput) -> dict[str, Any]:
         "actions": [{"at": iso(a.at), "command": a.command, "threadId": a.thread_id,
                      "thread": titles.get(a.thread_id or "", a.thread_id),
                      "outcome": a.outcome, "message": a.message,
-                     "confirmedAt": iso(a.confirmed_at), "confirmed": a.confirmed}
+                     "confirmedAt": iso(a.confirmed_at), "confirmed": a.confirmed,
+                     "by": a.by}
                     for a in data.actions if a.thread_id in ids],
         "checkins": [{"threadId": c.thread_id, "thread": titles.get(c.thread_id, c.thread_id),
                       "text": c.text, "expect": c.expect, "sentAt": iso(c.sent_at),

@@ -144,7 +144,8 @@ def _actions(doc: dict[str, Any]) -> list[str]:
         server = action["outcome"] + (f": {action['message']}" if action["message"] else "")
         then = (f"{hms(action['confirmedAt'])} {action['confirmed']}" if action["confirmedAt"]
                 else action["confirmed"] or "no effect seen")
-        out.append(f"| {hms(action['at'])} | {md(action['command'])} | "
+        command = action["command"] + (f" (by {action['by']})" if action.get("by") else "")
+        out.append(f"| {hms(action['at'])} | {md(command)} | "
                    f"{md(action['thread'] or '')} | {md(server)} | {md(then)} |")
     return [*out, ""]
 
