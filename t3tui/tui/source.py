@@ -24,14 +24,19 @@ from t3tui.client.recorder import Recorder
 from t3tui.client.recording import Recording, read_recording
 from t3tui.client.secret import Target
 from t3tui.client.session import Session, StreamUpdate
-from t3tui.client.settle_guard import SharedSession, live_sessions, settle_risks
+from t3tui.client.settle_guard import (
+    SharedSession,
+    fetch_projection,
+    live_sessions,
+    settle_risks,
+)
 from t3tui.client.state import ConnectionState, Failed, Observable
 from t3tui.client.triage import snapshot_recording
 from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor
 from t3tui.proof.feed import follow_records
 from t3tui.proof.homes import OFF, ProofHomes
 from t3tui.proof.records import RecordReader
-from t3tui.tui.transcripts import TranscriptStore
+from t3tui.tui.transcripts import MessageLine, TranscriptStore
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -259,3 +264,9 @@ class LiveSource:
 
     async def live_sessions(self, thread_id: str) -> list[str]:
         return await live_sessions(self._session, thread_id)
+
+    async def history(self, thread_id: str) -> dict[str, MessageLine]:
+        """Every message of the thread, read from the server now (`getThreadProjection`):
+        what an open transcript shows beyond the ones held (raises `ClientError`)."""
+        projection = await fetch_projection(self._session, thread_id)
+        return TranscriptStore.messages_of(projection) if projection is not None else {}

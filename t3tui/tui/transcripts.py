@@ -15,7 +15,8 @@ from typing import Any
 from t3tui.protocol import ProtocolError
 from t3tui.protocol.stream import ThreadEventItem, ThreadSnapshotItem, decode_thread_item
 
-# Enough for the transcript view; older messages stay on the server.
+# Enough for the detail pane and a transcript's recent past; older messages stay on the
+# server, and an open transcript loads them (`TranscriptScreen`, `LiveSource.history`).
 MAX_MESSAGES = 400
 
 
@@ -55,6 +56,11 @@ class Transcript:
     messages: dict[str, MessageLine] = field(default_factory=dict)
     runs: dict[str, RunLine] = field(default_factory=dict)
     prompts: dict[str, RequestPrompt] = field(default_factory=dict)
+    dropped: int = 0  # older messages let go (MAX_MESSAGES): the server still has them
+
+    def with_older(self, older: dict[str, MessageLine]) -> Transcript:
+        """This transcript with older messages loaded from the server (held ones win)."""
+        return Transcript({**older, **self.messages}, self.runs, self.prompts)
 
     def latest_messages(self, n: int) -> list[MessageLine]:
         return self.ordered_messages()[-n:]
@@ -166,11 +172,13 @@ class TranscriptStore:
         elif isinstance(item, ThreadEventItem):
             self._event(thread_id, item.event.type, item.event.payload)
 
+    @staticmethod
+    def messages_of(projection: Any) -> dict[str, MessageLine]:
+        """Every message of a projection (a snapshot's, or `getThreadProjection`'s)."""
+        return {(line := _message(m)).id: line for m in _get(projection, "messages") or []}
+
     def _from_projection(self, projection: Any) -> Transcript:
-        t = Transcript()
-        for m in _get(projection, "messages") or []:
-            line = _message(m)
-            t.messages[line.id] = line
+        t = Transcript(self.messages_of(projection))
         for r in _get(projection, "runs") or []:
             run = _run(r)
             t.runs[run.id] = run
@@ -196,4 +204,5 @@ class TranscriptStore:
     def _trim(t: Transcript) -> None:
         if len(t.messages) > MAX_MESSAGES:
             keep = t.ordered_messages()[-MAX_MESSAGES:]
+            t.dropped += len(t.messages) - len(keep)
             t.messages = {m.id: m for m in keep}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,12 +12,14 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from t3tui.client.errors import ClientError
 from t3tui.model import SupervisorView, ThreadRow
+from t3tui.model.labels import one_line
 from t3tui.tui.detail import action_text, reason_text
 from t3tui.tui.labels import RowStyles, age, clock, glyph, provider_text, word
 from t3tui.tui.messages import ActionStatus
 from t3tui.tui.names import display_id, humanize
-from t3tui.tui.transcripts import Transcript
+from t3tui.tui.transcripts import MessageLine, Transcript
 from t3tui.tui.widgets.panes import StyledStatic
 
 
@@ -71,6 +74,24 @@ class TranscriptScreen(Screen[None]):
     def __init__(self, thread_id: str) -> None:
         super().__init__(classes="transcript")
         self.thread_id = thread_id
+        # older messages than the app holds, loaded from the server while this screen is
+        # open (let go with it); the note says where that stands
+        self.older: dict[str, MessageLine] = {}
+        self.older_note: str | None = None
+
+    def on_mount(self) -> None:
+        source = getattr(self.app, "source", None)
+        load = getattr(source, "history", None)
+        if load is not None and source.transcripts.get(self.thread_id).dropped:
+            self.older_note = "loading older messages from the server…"
+            self.run_worker(self._load_older(load), exit_on_error=False)
+
+    async def _load_older(self, load: Any) -> None:
+        try:
+            self.older = await load(self.thread_id)
+            self.older_note = None
+        except ClientError as exc:
+            self.older_note = f"older messages could not be loaded: {one_line(str(exc))}"
 
     def compose(self) -> ComposeResult:
         yield StyledStatic(id="transcript-heading")
@@ -86,8 +107,12 @@ class TranscriptScreen(Screen[None]):
         body = self.query_one("#transcript-body", StyledStatic)
         scroll = self.query_one("#transcript-scroll", VerticalScroll)
         follow = scroll.scroll_y >= scroll.max_scroll_y - 1
+        if self.older:
+            transcript = transcript.with_older(self.older)
         rendered = render_transcript(transcript, body.row_styles(), view=view,
                                      thread_id=self.thread_id, raw=raw)
+        if self.older_note:  # (an error's text may come from the server: plain text)
+            rendered = Text(self.older_note + "\n\n", style=body.row_styles().dim) + rendered
         if body.set_text(rendered) and follow:
             scroll.scroll_end(animate=False)
 

@@ -1,0 +1,53 @@
+"""A long thread's transcript: the app holds its latest messages; opening the transcript
+loads the older ones from the server (`getThreadProjection`) for as long as it is open."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Static
+
+from t3tui.backend.testing import RunningBackend, running_backend, wait_until
+from t3tui.tui import transcripts
+from t3tui.tui.screens.transcript import TranscriptScreen
+from tests.headless.test_commands_e2e import launch
+from tests.tui.test_live import SIZE, live_app, select, text_of
+from tests.tui.waiting import until
+
+pytestmark = pytest.mark.e2e
+
+
+async def _reply(backend: RunningBackend, thread: str, word: str) -> None:
+    await backend.engine.dispatch({
+        "type": "message.dispatch", "commandId": f"c-{word}", "createdBy": "user",
+        "creationSource": "web", "threadId": thread, "messageId": f"m-{word}",
+        "text": f"Reply {word}", "attachments": [],
+        "dispatchMode": {"type": "start_immediately"},
+    })
+    await wait_until(lambda: len(backend.engine.projection(thread).runs) >= 2
+                     and backend.engine.shell_row(thread).status == "completed", timeout=15)
+
+
+async def test_a_long_transcript_loads_its_older_messages_when_opened(monkeypatch) -> None:
+    monkeypatch.setattr(transcripts, "MAX_MESSAGES", 2)
+    async with running_backend() as backend:
+        thread = await launch(backend, "Reply FIRSTWORD", title="A long talk")
+        await wait_until(lambda: backend.engine.shell_row(thread).status == "completed",
+                         timeout=15)
+        await _reply(backend, thread, "LASTWORD")
+        app = live_app(backend.url, backend.token)
+        async with app.run_test(size=SIZE) as pilot:
+            await select(pilot, "A long talk")
+            held = await until(lambda: (t := app.source.transcripts.get(thread)).messages
+                               and t, what="the thread's transcript")
+            assert len(held.messages) == 2  # the bound: the first exchange is not held
+            await pilot.press("enter")
+            await until(lambda: isinstance(app.screen, TranscriptScreen))
+            body = app.screen.query_one("#transcript-body", Static)
+            await until(lambda: "Reply FIRSTWORD" in text_of(body), timeout=15,
+                        what="the older messages, loaded from the server")
+            shown = text_of(body)
+            assert shown.index("Reply FIRSTWORD") < shown.index("Reply LASTWORD")
+            await pilot.press("escape")
+            await until(lambda: app.screen is app.main_screen)
+            # closed: the older messages are let go again
+            assert len(app.source.transcripts.get(thread).messages) == 2
