@@ -4,6 +4,7 @@ reference backend it did not start, with real agent processes and provider recor
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from t3tui.backend.provider.faults import INTERRUPT_NEVER_LANDS, SETTLE_DROPS_CH
 from t3tui.backend.testing import RunningBackend, running_backend, wait_until
 from tests.headless.cli import cli
 from tests.headless.test_commands_e2e import WAIT_ON_HANGER, active_run, launch, running_child
-from tests.policy.watcher import watching
+from tests.policy.watcher import POLICY_004, watching
 from tests.proof.helpers import PARENT, settle_and_send, wait_for_marker
 
 pytestmark = pytest.mark.e2e
@@ -138,3 +139,58 @@ async def test_a_policy_file_that_does_not_check_runs_nothing(tmp_path: Path) ->
         assert len(lines) == 1 and "policy 1 (when = 'no-progres')" in lines[0], lines
         assert "unknown finding or rule" in lines[0]
         assert out == b""
+
+
+async def stop_that_never_lands(backend: RunningBackend, n: int) -> tuple[str, str]:
+    """A parent waiting on a hung child, and a stop pressed in T3's own UI on the child."""
+    parent = await launch(backend, WAIT_ON_HANGER % n, title=f"Waits on its child {n}")
+    child = await wait_until(lambda: running_child(backend, parent), timeout=15)
+    run_id = await wait_until(lambda: active_run(backend, child), timeout=15)
+    await backend.engine.dispatch({"type": "run.interrupt", "commandId": f"ui-stop-{n}",
+                                   "threadId": child, "runId": run_id})
+    return parent, child
+
+
+async def test_the_hourly_rate_limit_holds_across_threads(tmp_path: Path) -> None:
+    policy = ('[policies]\nper_hour = 1\n[[policy]]\nwhen = "interrupt-not-landed"\n'
+              'after = "1s"\ndo = "force-stop"\n')
+    async with running_backend(faults=[INTERRUPT_NEVER_LANDS]) as backend, \
+            watching(backend, policy=policy, tmp=tmp_path) as watch:
+        _, first = await stop_that_never_lands(backend, 3)
+        _, second = await stop_that_never_lands(backend, 4)
+        await watch.wait_for(lambda: len(watch.policy(policy=1, done=True))
+                             + len(watch.policy(policy=1, verdict="skip")) >= 2, 60,
+                             "both decisions")
+        acted = watch.policy(policy=1, verdict="act", done=True)
+        [skipped] = watch.policy(policy=1, verdict="skip")
+        assert [r["threadId"] for r in acted] == [first] and acted[0]["result"] == "ok"
+        assert skipped["threadId"] == second and skipped["code"] == "rate-hour"
+        assert "gave up: 1 policy run(s) within the hour" in skipped["why"]
+        await asyncio.sleep(3)
+        assert active_run(backend, second) is not None  # left as it was, said once
+        assert len(watch.policy(policy=1, threadId=second)) == 1
+
+
+async def test_healthy_controls_are_never_touched(tmp_path: Path) -> None:
+    """A stop that lands late but within the dwell (15 s of the rule's 20 s), a slow child
+    still progressing, a thread waiting on a human: no finding, no decision, nothing sent."""
+    scenario = tmp_path / "late-stop.json"
+    scenario.write_text(json.dumps({
+        "name": "late-stop", "description": "a stop that lands after 15 s",
+        "providers": [{"name": "codex", "interruptDelayMs": 15000}], "steps": []}))
+    policy = POLICY_004 + ('[[policy]]\nwhen = "stuck"\nafter = "1s"\ndo = "interrupt"\n'
+                           '[[policy]]\nwhen = "no-progress"\nafter = "1s"\ndo = "checkin"\n')
+    async with running_backend(scenario=scenario) as backend, \
+            watching(backend, policy=policy, tmp=tmp_path) as watch:
+        _, child = await stop_that_never_lands(backend, 5)  # lands at 15 s
+        slow = await launch(backend, "Run `for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo tick $i; "
+                            "sleep 3; done`", title="Slow but progressing")
+        human = await launch(backend, "Ask for approval to run `echo DEPLOYED`",
+                             title="Needs a human")
+        await wait_until(lambda: active_run(backend, child) is None, timeout=30)
+        await asyncio.sleep(7)  # past the rule's 20 s dwell and the policy's own
+        assert watch.policy() == [], watch.policy()
+        assert [r for r in watch.records if r.get("kind") == "finding"] == []
+        states = {(r.get("threadId"), r.get("to")) for r in watch.records}
+        assert (human, "needs-input") in states, states
+        assert (slow, "running") in states and active_run(backend, slow) is not None
