@@ -2,8 +2,10 @@
 
 Titles, reasons and messages come from agents, so they go into `Text` as plain text, one line
 each (`one_line`): `[bold]` in a title stays `[bold]`, and a newline or escape sequence cannot
-break a row. Glyphs, state words, ages and short ids come from `t3tui.model.labels`, as in the
-app, so a thread reads the same in both.
+break a row. Glyphs, state words, ages and short ids come from `t3tui.model.labels`, and the
+cells' words, names for wire ids and finding stories from `t3tui.words`, as in the app, so a
+thread reads the same in both. `raw` (`status --raw`) prints reasons and evidence as the
+detectors wrote them (`key=value`), ids and all.
 """
 
 from __future__ import annotations
@@ -28,12 +30,13 @@ from t3tui.model.labels import (
     middle_truncate,
     one_line,
     provider_text,
-    reason_detail,
     short_id,
     word,
 )
 from t3tui.model.status_json import EnvironmentStatus
 from t3tui.model.wiretext import display_rich, display_text
+from t3tui.words.cells import detail_cell, findings_cell, title_cell
+from t3tui.words.story import story
 
 STATE_STYLES = {
     "needs-input": "bold magenta",
@@ -49,9 +52,6 @@ STATE_STYLES = {
     "idle": "bright_black",
 }
 FINDING_STYLE = "bold red"
-# Overlays that repeat a finding, which the detail shows as `⚑ <kind>` instead.
-FINDING_OVERLAYS = frozenset({"stuck?", "serialized", "phantom", "orphaned-delivery", "runaway",
-                              "duplicate"})
 GAP = 2
 INDENT = "  "
 
@@ -87,7 +87,7 @@ def state_label(state: str) -> Text:
 
 
 def title_of(row: ThreadRow | None, fallback: str) -> str:
-    return one_line(row.title) if row is not None and row.title else short_id(fallback)
+    return title_cell(row, fallback)
 
 
 def tree_guides(rows: Sequence[ThreadRow]) -> list[str]:
@@ -109,14 +109,12 @@ def tree_guides(rows: Sequence[ThreadRow]) -> list[str]:
     return guides
 
 
-def detail_text(row: ThreadRow) -> Text:
-    """What the state word does not say: the reason's detail, overlays, then findings."""
-    parts = [one_line(reason_detail(row.state, row.state_reason))]
-    parts += [o for o in row.overlays if o != row.state and o not in FINDING_OVERLAYS]
-    text = Text().append(" · ".join(p for p in parts if p), style="dim")
-    words = sorted({FINDING_WORDS.get(f.kind, f.kind) for f in row.findings})
-    if words:
-        text.append((" · " if text else "") + "⚑ " + ", ".join(words), style=FINDING_STYLE)
+def detail_text(row: ThreadRow, view: SupervisorView | None = None) -> Text:
+    """What the state word does not say: the reason's detail (ids by name in `view`),
+    overlays, then findings."""
+    text = Text().append(detail_cell(row, view), style="dim")
+    if marker := findings_cell(row):
+        text.append((" · " if text else "") + marker, style=FINDING_STYLE)
     return text
 
 
@@ -202,7 +200,7 @@ def table_lines(columns: list[Column], widths: list[int]) -> Iterator[Text]:
         yield line
 
 
-def thread_table(view: SupervisorView, width: int | None) -> Iterator[Text]:
+def thread_table(view: SupervisorView, width: int | None, raw: bool = False) -> Iterator[Text]:
     """One line per thread: state, time in state, tree and title, detail, provider, id."""
     rows = view.rows
     titles = [Text().append(guide, style="dim").append(title_of(row, row.id), style="bold")
@@ -213,7 +211,7 @@ def thread_table(view: SupervisorView, width: int | None) -> Iterator[Text]:
         Column("THREAD", titles, shrink_to=16),
         # the detail says why a row is in its state: it keeps more room than the id, which
         # is still found (`find_thread`) when cut in the middle
-        Column("DETAIL", [detail_text(r) for r in rows], shrink_to=24),
+        Column("DETAIL", [detail_text(r, None if raw else view) for r in rows], shrink_to=24),
         Column("PROVIDER", [Text(provider_text(r), style="dim") for r in rows], shrink_to=12),
         Column("ID", [Text(short_id(r.id), style="dim") for r in rows], shrink_to=12,
                middle=True),
@@ -232,8 +230,11 @@ def wrapped(out: Console, text: Text, width: int | None, indent: str = INDENT) -
         yield Text(indent) + line
 
 
-def finding_lines(out: Console, finding: Finding, view: SupervisorView) -> Iterator[Text]:
-    """`⚑ serialized  Title  id  rule  3s`, then the reason and the evidence, indented."""
+def finding_lines(out: Console, finding: Finding, view: SupervisorView,
+                  raw: bool = False) -> Iterator[Text]:
+    """`⚑ serialized  Title  id  rule  3s`, then, indented, the finding's story (its sentence
+    with threads by name, then the moments its evidence records), or with `raw` the reason
+    and the evidence as `key=value`."""
     width = width_of(out)
     row = view.row(finding.thread_id)
     head = Text().append("⚑ " + FINDING_WORDS.get(finding.kind, finding.kind), style=FINDING_STYLE)
@@ -243,22 +244,29 @@ def finding_lines(out: Console, finding: Finding, view: SupervisorView) -> Itera
     if since:
         head.append(f"  for {since}", style="dim")
     yield head
-    yield from wrapped(out, Text(one_line(finding.reason)), width)
-    for line in evidence_summary(finding.evidence):
-        yield from wrapped(out, Text(line, style="dim"), width)
+    if raw:
+        yield from wrapped(out, Text(one_line(finding.reason)), width)
+        for line in evidence_summary(finding.evidence):
+            yield from wrapped(out, Text(line, style="dim"), width)
+        return
+    sentence, timeline = story(finding, view, finding.thread_id)
+    yield from wrapped(out, Text(one_line(sentence)), width)
+    for line in timeline:
+        yield from wrapped(out, Text(line, style="dim"), width, INDENT * 2)
 
 
-def report(out: Console, view: SupervisorView) -> Iterator[Text]:
-    """The whole status report: summary, thread table, findings."""
+def report(out: Console, view: SupervisorView, raw: bool = False) -> Iterator[Text]:
+    """The whole status report: summary, thread table, findings (`raw`: as the detectors
+    wrote them)."""
     yield summary(view)
     if view.rows:
         yield Text("")
-        yield from thread_table(view, width_of(out))
+        yield from thread_table(view, width_of(out), raw)
     if view.findings:
         yield Text("")
         yield Text(f"FINDINGS ({len(view.findings)})", style="dim")
         for finding in view.findings:
-            yield from finding_lines(out, finding, view)
+            yield from finding_lines(out, finding, view, raw)
 
 
 def print_lines(out: Console, lines: Iterator[Text]) -> None:
@@ -266,7 +274,8 @@ def print_lines(out: Console, lines: Iterator[Text]) -> None:
         out.print(line)
 
 
-def environments_report(out: Console, envs: Sequence[EnvironmentStatus]) -> Iterator[Text]:
+def environments_report(out: Console, envs: Sequence[EnvironmentStatus],
+                        raw: bool = False) -> Iterator[Text]:
     """`status --env ...`: one section per environment, headed by its name and URL; the ids
     in it are that server's (act on one with NAME:ID)."""
     for i, env in enumerate(envs):
@@ -280,4 +289,4 @@ def environments_report(out: Console, envs: Sequence[EnvironmentStatus]) -> Iter
             yield head
             continue
         yield head
-        yield from report(out, env.view)
+        yield from report(out, env.view, raw)

@@ -32,8 +32,9 @@ from t3tui.headless.proof import add_proof_arguments, apply_records, homes_from
 from t3tui.headless.replaying import AT_HELP, check_within, parse_at
 from t3tui.model import DetectorConfig, Supervisor, SupervisorView
 from t3tui.model.labels import one_line
-from t3tui.model.report import build_report, render_markdown
+from t3tui.model.report import build_report
 from t3tui.proof.records import RecordReader
+from t3tui.words.report import render_markdown
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -1,4 +1,6 @@
-"""`t3tui status [--json]`: connect, sync, print the tree and the findings, exit by verdict.
+"""`t3tui status [--json | --raw]`: connect, sync, print the tree and the findings, exit by
+verdict. Findings read as stories with threads by name; `--raw` prints them as the detectors
+wrote them (reason and `key=value` evidence, raw ids).
 
 Exit 0 when nothing is flagged, 1 when something is (stuck, serialized, phantom, ...), 2 when
 the server cannot be reached or refuses us.
@@ -45,6 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--json", action="store_true", help="one JSON document (see docs/STATUS_JSON.md)"
     )
+    parser.add_argument(
+        "--raw", action="store_true",
+        help="findings as the detectors wrote them: reason and key=value evidence, raw ids",
+    )
     parser.add_argument("--replay", metavar="FILE",
                         help="read a recording (t3tui record) instead of a server")
     add_server_arguments(parser)
@@ -76,7 +82,7 @@ async def environments_status(args: argparse.Namespace, envs: list[Environment])
         print(json.dumps(environments_document(statuses, at), indent=2, default=str))
     else:
         out = console()
-        print_lines(out, environments_report(out, statuses))
+        print_lines(out, environments_report(out, statuses, args.raw))
     return environments_exit_code(statuses)
 
 
@@ -105,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
                              default=str))
         else:
             out = console()
-            print_lines(out, report(out, view))
+            print_lines(out, report(out, view, args.raw))
         return view.exit_code
 
     return run_async(main)

@@ -36,6 +36,7 @@ from t3tui.headless.render import FINDING_STYLE, console, state_label
 from t3tui.model import Change, ChangeTracker, Supervisor
 from t3tui.model.labels import FINDING_WORDS, clock, one_line, reason_detail, short_id
 from t3tui.protocol import format_ts
+from t3tui.words.names import Rows, Threads, humanize
 
 # Time-based findings (no progress, drain too long) appear without any event: look again
 # at least this often.
@@ -54,6 +55,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("--ndjson", action="store_true", help="one JSON object per line")
+    parser.add_argument("--raw", action="store_true",
+                        help="reasons as the detectors wrote them, with raw ids")
     parser.add_argument(
         "--duration", type=positive_seconds, metavar="S", help="stop after S seconds"
     )
@@ -78,11 +81,18 @@ def _undelivered_hint(change: Change) -> tuple[str, str] | None:
 
 
 class Printer:
-    def __init__(self, ndjson: bool, environment: str | None = None) -> None:
-        """`environment`: with several (`--env`), every line and record names its own."""
+    def __init__(self, ndjson: bool, environment: str | None = None, raw: bool = False) -> None:
+        """`environment`: with several (`--env`), every line and record names its own.
+        Reasons name threads by title and short id (`names`, the latest rows), unless `raw`;
+        the NDJSON records always keep the raw text."""
         self.ndjson = ndjson
         self.out = console()
         self.environment = environment
+        self.raw = raw
+        self.names: Threads | None = None
+
+    def words(self, text: str, thread_id: str) -> str:
+        return one_line(text if self.raw else humanize(text, self.names, thread_id))
 
     def emit(self, record: dict[str, Any], text: Text) -> None:
         if self.environment is not None:
@@ -126,14 +136,14 @@ class Printer:
                 "reason": finding.reason,
                 "evidence": finding.evidence,
             }
-            text.append("  ").append(one_line(finding.reason))
+            text.append("  ").append(self.words(finding.reason, change.thread_id))
             text.append(f"  [{finding.rule}]", style="dim")
             hint = _undelivered_hint(change)
             if hint:
                 record["notify"], line = hint
                 text.append(f"  → {line}", style="bold")
         elif detail := reason_detail(change.new_state or "", change.reason):
-            text.append("  ").append(one_line(detail), style="dim")
+            text.append("  ").append(self.words(detail, change.thread_id), style="dim")
         text.append(f"  {short_id(change.thread_id)}", style="dim")
         self.emit(record, text)
 
@@ -178,6 +188,7 @@ async def watch(session: Session, supervisor: Supervisor, printer: Printer,
     at = now()
     baseline = supervisor.view(at)
     tracker = ChangeTracker(baseline)
+    printer.names = Rows(tracker.rows)  # the rows as they are now, to name threads by
     supervisor.changed_rows(at)  # what that view derived is the baseline, not a change
     if acting is not None:
         acting.begin(baseline.rows, at)
@@ -215,7 +226,7 @@ async def watch_environments(args: argparse.Namespace, envs: list[Environment]) 
     policies = policies_from(args) if args.act else None
 
     async def one(env: Environment, stack: contextlib.AsyncExitStack) -> None:
-        printer = Printer(args.ndjson, env.name)
+        printer = Printer(args.ndjson, env.name, args.raw)
         try:
             session, supervisor = await stack.enter_async_context(
                 supervised(args, target=env.target))
@@ -242,7 +253,7 @@ async def watch_environments(args: argparse.Namespace, envs: list[Environment]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    printer = Printer(args.ndjson)
+    printer = Printer(args.ndjson, raw=args.raw)
 
     async def main() -> int:
         envs = environments_of(args)

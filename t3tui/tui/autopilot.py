@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.tui.names import display_id
+from t3tui.words.names import display_id
 
 AUTO_CHILD = "demo-auto-child"  # the clientRequestId in scenarios/demo.json
 STORY_LINGER_S = 30.0  # how long the last note stays once the story is told

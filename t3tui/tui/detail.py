@@ -12,9 +12,9 @@ from t3tui.model.findings import PROVIDER_FINISHED_UNHEARD
 from t3tui.model.labels import one_line
 from t3tui.tui.labels import RowStyles, age, clock, duration, glyph, provider_text, word
 from t3tui.tui.messages import ActionStatus
-from t3tui.tui.names import display_id, humanize
-from t3tui.tui.story import story
 from t3tui.tui.transcripts import Transcript
+from t3tui.words.names import display_id, humanize
+from t3tui.words.story import story
 
 LABEL_WIDTH = 10
 MESSAGES_SHOWN = 6

@@ -227,7 +227,7 @@ class LiveSource:
         return await snapshot_recording(self._session.target)
 
     def report_source(self) -> dict[str, Any]:
-        """How a report names what it rests on (`t3tui.model.report.markdown`)."""
+        """How a report names what it rests on (`t3tui.words.report`)."""
         if self.recorder is not None and self._own_recording is None:
             return {"kind": "recording", "path": str(self.recorder.path)}
         return {"kind": "session" if self._own_recording else "live",

@@ -33,7 +33,7 @@ from t3tui.model.labels import (
     word,
 )
 from t3tui.tui.labels import RowStyles
-from t3tui.tui.names import display_id
+from t3tui.words.names import display_id
 
 # a narrow finding column's words
 SHORT_FINDING = {"serialized": "serial", "undelivered": "undeliv", "orphaned": "orphan"}

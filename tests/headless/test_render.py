@@ -7,6 +7,7 @@ is never markup and never breaks a line, and lines that fit the terminal.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 
@@ -15,7 +16,15 @@ from rich.console import Console
 from rich.text import Text
 
 from t3tui.headless.common import CommandError, find_thread
-from t3tui.headless.render import Column, finding_lines, fit, print_lines, report, tree_guides
+from t3tui.headless.render import (
+    Column,
+    detail_text,
+    finding_lines,
+    fit,
+    print_lines,
+    report,
+    tree_guides,
+)
 from t3tui.headless.watch import Printer
 from t3tui.model import Change, Finding, Supervisor, SupervisorView
 from t3tui.model.labels import evidence_value, reason_detail, short_id
@@ -162,22 +171,81 @@ def test_watch_finding_lines_name_the_kind_rule_and_thread(
     ]
 
 
-def test_findings_follow_the_table_with_rule_reason_and_evidence() -> None:
-    sup_view = view()
-    finding = Finding("serialized_wait", "parent", "serial-arrival", "wait calls ran one at a time",
-                      {"pairs": [{"previousTaskId": TASK_A, "nextTaskId": TASK_B,
-                                  "nextArrivedAt": "2026-10-04T12:01:40.000Z", "gapSeconds": 0.5}],
-                       "toleranceSeconds": 2.0}, at(100))
+SERIALIZED = Finding(
+    "serialized_wait", "parent", "serial-arrival", "wait calls ran one at a time",
+    {"pairs": [{"previousTaskId": TASK_A, "nextTaskId": TASK_B,
+                "nextArrivedAt": "2026-10-04T12:01:40.000Z", "gapSeconds": 0.5}],
+     "toleranceSeconds": 2.0}, at(100))
+
+
+def finding_printed(finding: Finding, raw: bool) -> list[str]:
     buffer = io.StringIO()
     out = Console(file=buffer, width=80, color_system=None, soft_wrap=True)
-    print_lines(out, finding_lines(out, finding, sup_view))
-    assert buffer.getvalue().splitlines() == [
+    print_lines(out, finding_lines(out, finding, view(), raw))
+    return buffer.getvalue().splitlines()
+
+
+def test_findings_follow_the_table_with_rule_reason_and_evidence() -> None:
+    # --raw: the reason and the evidence as the detector wrote them
+    assert finding_printed(SERIALIZED, raw=True) == [
         "⚑ serialized  Two reviews  parent  serial-arrival  for 1m40s",
         "  wait calls ran one at a time",
         "  toleranceSeconds=2",
         "  pairs: previousTaskId=review-a · nextTaskId=review-b · nextArrivedAt=12:01:40 · "
         "gapSeconds=0.5",
     ]
+
+
+def test_findings_tell_their_story_with_threads_by_name_by_default() -> None:
+    task = TASK_A.replace("review-a", "review-a.")  # an id at the end of a sentence
+    finding = Finding("stuck", CHILD_A, "no-progress",
+                      f"Delegated task {task} ran with no progress for 4m",
+                      {"runStartedAt": "2026-10-04T12:00:10.000Z",
+                       "lastProgressAt": "2026-10-04T12:00:40.000Z"}, at(100))
+    assert finding_printed(finding, raw=False) == [
+        "⚑ stuck  Review A  review-a  no-progress  for 1m40s",
+        "  Delegated task “Review A” (review-a). ran with no progress for 4m",
+        "    12:00:10  the run started",
+        "    12:00:40  → last sign of progress",
+    ]
+    told = finding_printed(SERIALIZED, raw=False)
+    assert told[1:3] == ["  wait calls ran one at a time",
+                         "    12:01:40  “[bold]Deploy[/bold] ␛[31mnow␛]0;title␇ …” (review-b) "
+                         "created, 0.5 s later"]
+    assert not any("=" in line or "%3A" in line for line in told)
+
+
+def test_the_detail_column_names_threads_and_raw_keeps_the_ids() -> None:
+    sup = Supervisor()
+    sup.apply_shell({"kind": "snapshot", "snapshot": {
+        "snapshotSequence": 1, "projects": [], "archivedThreads": [], "threads": [
+            shell_row("parent", "Two reviews", 0, status="running", activity="running",
+                      run="r1", requested=1, started=1),
+            shell_row(CHILD_A, "Review A", 10, parent="parent", status="running",
+                      activity="running", run="ra", requested=11, started=12)]}})
+    sup.apply_shell({"kind": "synchronized"})
+    v = sup.view(NOW)
+    row = v.row("parent")
+    assert row is not None
+    named = dataclasses.replace(row, state_reason=f"waiting on {TASK_A}")
+    assert detail_text(named, v).plain == "waiting on “Review A” (review-a)"
+    assert detail_text(named).plain == f"waiting on {TASK_A}"
+
+
+def test_watch_names_the_threads_in_a_reason_unless_raw(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sup_view = view()
+    finding = Finding("stuck", "parent", "no-progress", f"waiting on {TASK_A}", {}, at(100))
+    change = Change("finding", "parent", "Two reviews", "running", "stuck", finding.reason, NOW,
+                    finding)
+    told = Printer(ndjson=False)
+    told.names = sup_view
+    told.change(change)
+    Printer(ndjson=False, raw=True).change(change)
+    named, raw = capsys.readouterr().out.splitlines()
+    assert "waiting on “Review A” (review-a)  [no-progress]" in named
+    assert f"waiting on {TASK_A}  [no-progress]" in raw
 
 
 def test_an_agent_chosen_client_request_id_cannot_drive_the_terminal() -> None:

@@ -73,6 +73,45 @@ async def test_seed_004_child_is_unanswered_and_flagged_stuck_and_nothing_else()
         assert rows[PARENT]["state"] != "stuck" and rows[PARENT]["settled"] is True
 
 
+async def test_seed_004_status_tells_the_story_by_name_and_raw_keeps_the_evidence(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)  # piped: nothing is cut
+    async with running_backend(
+        scenario="settle-unsubscribe", faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]
+    ) as backend:
+        args = server_args(backend)
+        child = child_of((await cli("status", "--json", *args)).json())
+        assert (await cli("settle", PARENT, "--force", *args)).code == 0
+        await cli("checkin", child, "--timeout", "3", *args)
+        stuck = await poll_status(args, lambda d: bool(d["findings"]), 20)
+        assert findings(stuck.json()) == [("stuck", child)]
+
+        told = await cli("status", *args)
+        raw = await cli("status", "--raw", *args)
+        again = await cli("status", "--json", *args)
+    assert (told.code, raw.code) == (1, 1)
+    lines = told.out.splitlines()
+    start = lines.index("FINDINGS (1)") + 1
+    head, sentence, *timeline = lines[start:]
+    assert head.startswith(f"⚑ stuck  Same-session child  {short_id(child)}  "
+                           "session-detached-by-other")
+    assert sentence.startswith("  provider session ") and " was detached by " in sentence
+    assert "has shown no progress for" in sentence
+    # the moments of the evidence, the settling parent by its title and short id
+    assert any(line.endswith(f"its provider session was detached by “Seed 004 parent” "
+                             f"({PARENT}) (Thread settled)") for line in timeline), timeline
+    assert any(line.endswith("the run started") for line in timeline), timeline
+    assert "=" not in "\n".join(timeline) and "%3A" not in told.out
+    # --raw: today's evidence, key=value
+    raw_lines = raw.out.splitlines()
+    evidence = "\n".join(raw_lines[raw_lines.index("FINDINGS (1)") + 3:])
+    assert f"detachedByThreadId={PARENT}" in evidence and "detachReason=Thread settled." in evidence
+    assert "the run started" not in raw.out
+    # the JSON is the same document either way
+    assert [f["rule"] for f in again.json()["findings"]] == ["session-detached-by-other"]
+
+
 async def test_seed_004_control_without_the_fault_the_child_answers() -> None:
     async with running_backend(scenario="settle-unsubscribe") as backend:
         args = server_args(backend)

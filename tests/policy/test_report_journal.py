@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 from t3tui.client.replay import ReplayLog, SentCommand
 from t3tui.client.triage import _actions
-from t3tui.model.report.markdown import _actions as markdown_actions
+from t3tui.words.report import _actions as markdown_actions
 
 
 def test_every_decision_is_in_what_was_done_marked_by_its_policy() -> None:

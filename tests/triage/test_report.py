@@ -12,7 +12,8 @@ import pytest
 
 from t3tui.client.recording import read_recording
 from t3tui.client.triage import TriageRun
-from t3tui.model.report import build_report, render_markdown
+from t3tui.model.report import build_report
+from t3tui.words.report import render_markdown
 from tests.headless.cli import cli
 from tests.triage import foreign
 from tests.triage.flows import LiveRun

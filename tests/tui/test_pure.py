@@ -22,12 +22,12 @@ from t3tui.tui.labels import (
     duration,
     screen_safe,
 )
-from t3tui.tui.names import display_id, humanize, name_for
 from t3tui.tui.notify import grouped, notices
 from t3tui.tui.screenshots import NEEDS_INPUT_CHILD, NOW, ORCHESTRATOR, REVIEW, STUCK_CHILD
-from t3tui.tui.story import story
 from t3tui.tui.table import header, layout, render_row, row_cells
 from t3tui.tui.timeline import bars, render_timeline, runs_at_once, waits_at_once
+from t3tui.words.names import display_id, humanize, name_for
+from t3tui.words.story import story
 
 STYLES = RowStyles(states={s: Style() for s in STATE_LOOK})
 

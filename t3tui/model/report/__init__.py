@@ -1,4 +1,4 @@
-"""The triage report: timeline moments from stream items, the document, its Markdown."""
+"""The triage report: timeline moments from stream items, the document (its Markdown: t3tui.words.report)."""
 
 from t3tui.model.report.document import (
     ActionDone,
@@ -7,8 +7,7 @@ from t3tui.model.report.document import (
     build_report,
     lineage_ids,
 )
-from t3tui.model.report.markdown import render_markdown
 from t3tui.model.report.timeline import Moment, TimelineTracker
 
 __all__ = ["ActionDone", "CheckInDone", "Moment", "TimelineTracker", "TriageInput",
-           "build_report", "lineage_ids", "render_markdown"]
+           "build_report", "lineage_ids"]

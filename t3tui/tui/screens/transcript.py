@@ -18,9 +18,9 @@ from t3tui.model.labels import one_line
 from t3tui.tui.detail import action_text, reason_text
 from t3tui.tui.labels import RowStyles, age, clock, glyph, provider_text, word
 from t3tui.tui.messages import ActionStatus
-from t3tui.tui.names import display_id, humanize
 from t3tui.tui.transcripts import MessageLine, Transcript
 from t3tui.tui.widgets.panes import StyledStatic
+from t3tui.words.names import display_id, humanize
 
 
 def render_transcript(transcript: Transcript, styles: RowStyles, *,

@@ -6,20 +6,46 @@ terminal state. Use task_status with taskId <id> …") and the detectors put the
 `humanize` replaces every such id in a text with the title of the thread it names and its
 short id, or with the short id alone when the thread is not in the view. Looking a name up
 costs one dict lookup per id found, never a scan of the view. The raw ids stay one key away
-(`v` shows them, `y` copies the selected thread's id).
+(`v` shows them, `y` copies the selected thread's id; the report keeps them in an appendix).
+
+A name is looked up in anything with `row(id) -> something with a title`: the app's and the
+CLI's `SupervisorView`, or the threads a report document lists (`report.DocumentThreads`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
 
-from t3tui.model import SupervisorView
 from t3tui.model.labels import one_line, short_id
 from t3tui.model.taskids import CHILD_PREFIX, TASK_PREFIX
 
 # a task or delegated-child id, optionally qualified by an environment name (`laptop:`)
 _WIRE_ID = re.compile(r"(?:[A-Za-z0-9_.-]+:)?(?:node|thread):delegated-task:[A-Za-z0-9%._~\-]+")
 TITLE_CHARS = 40
+
+
+class Titled(Protocol):
+    @property
+    def title(self) -> str | None: ...
+
+
+class Threads(Protocol):
+    """Where names come from: a `SupervisorView`, or a report's own list of threads."""
+
+    def row(self, thread_id: str) -> Titled | None: ...
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Threads from rows by id: `watch`'s latest rows, or the threads a report lists."""
+
+    by_id: Mapping[str, Titled]
+
+    def row(self, thread_id: str) -> Titled | None:
+        return self.by_id.get(thread_id)
 
 
 def child_of(wire_id: str) -> str:
@@ -38,7 +64,7 @@ def _env(context_id: str | None) -> str | None:
     return head if sep and head not in ("thread", "node") else None
 
 
-def name_for(wire_id: str, view: SupervisorView | None, context_id: str | None = None) -> str:
+def name_for(wire_id: str, view: Threads | None, context_id: str | None = None) -> str:
     """`“Title” (short-id)` for a thread the view knows, else the short id alone."""
     child = child_of(wire_id.rstrip("."))
     row = None
@@ -62,7 +88,7 @@ def display_id(thread_id: str) -> str:
     return short_id(thread_id.partition(":")[2] if _env(thread_id) else thread_id)
 
 
-def humanize(text: str, view: SupervisorView | None, context_id: str | None = None) -> str:
+def humanize(text: str, view: Threads | None, context_id: str | None = None) -> str:
     """`text` with every task or delegated-child id replaced by its human name."""
     if "delegated-task:" not in text:
         return text

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from t3tui.model import Finding, SupervisorView
+from t3tui.model import Finding
 from t3tui.model.labels import clock, one_line
-from t3tui.tui.names import humanize, name_for
+from t3tui.words.names import Threads, humanize, name_for
 
 MOMENTS = 6  # timeline lines shown; the rest is in the raw evidence
 
@@ -65,7 +65,7 @@ PHRASES = {
 }
 
 
-def _fill(phrase: str, evidence: Mapping[str, Any], view: SupervisorView | None,
+def _fill(phrase: str, evidence: Mapping[str, Any], view: Threads | None,
           context_id: str | None) -> str:
     def field(match: re.Match[str]) -> str:
         key, conv = match.group(1), match.group(2)
@@ -80,7 +80,7 @@ def _fill(phrase: str, evidence: Mapping[str, Any], view: SupervisorView | None,
     return re.sub(r"\{(\w+)(!r)?\}", field, phrase)
 
 
-def _pair_moments(pair: Mapping[str, Any], view: SupervisorView | None,
+def _pair_moments(pair: Mapping[str, Any], view: Threads | None,
                   context_id: str | None) -> list[Moment]:
     """A serialized pair: the previous wait returned, then the next child arrived."""
     found = []
@@ -96,7 +96,7 @@ def _pair_moments(pair: Mapping[str, Any], view: SupervisorView | None,
     return found
 
 
-def _named(pair: Mapping[str, Any], side: str, view: SupervisorView | None,
+def _named(pair: Mapping[str, Any], side: str, view: Threads | None,
            context_id: str | None) -> str:
     task = pair.get(f"{side}TaskId")
     if isinstance(task, str) and task:
@@ -105,7 +105,7 @@ def _named(pair: Mapping[str, Any], side: str, view: SupervisorView | None,
     return f"“{one_line(str(title))}”" if title else f"the {side} child"
 
 
-def moments(finding: Finding, view: SupervisorView | None = None,
+def moments(finding: Finding, view: Threads | None = None,
             context_id: str | None = None) -> list[Moment]:
     """The evidence's moments in time order."""
     evidence = finding.evidence
@@ -126,7 +126,7 @@ def moments(finding: Finding, view: SupervisorView | None = None,
     return found
 
 
-def story(finding: Finding, view: SupervisorView | None = None,
+def story(finding: Finding, view: Threads | None = None,
           context_id: str | None = None) -> tuple[str, list[str]]:
     """(the finding's sentence with threads by name, its timeline lines)."""
     sentence = humanize(finding.reason, view, context_id)
