@@ -21,6 +21,15 @@ async def backend() -> AsyncIterator[RunningBackend]:
         yield started
 
 
+@pytest.fixture(autouse=True)
+def acted_log(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """Each test's own log of the user's actions (t3tui.policy.acted), never the machine's:
+    headless commands append to it, and a `watch --act` it starts reads it."""
+    path = tmp_path_factory.mktemp("acted") / "acted.jsonl"
+    monkeypatch.setenv("T3TUI_ACTED_LOG", str(path))
+    return path
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
     """Captured output may hold what hostile-frame tests sent (a lone surrogate in a logged

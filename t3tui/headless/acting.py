@@ -30,6 +30,7 @@ from t3tui.headless.proof import add_proof_arguments, homes_from
 from t3tui.model import Supervisor, ThreadRow
 from t3tui.model.labels import clock, one_line, short_id
 from t3tui.policy import Decision, PolicyError, PolicyFile, PolicySet
+from t3tui.policy.acted import ActedLog
 from t3tui.policy.engine import CONFIRM_TIMEOUT_S, Engine
 from t3tui.policy.switch import choose
 from t3tui.proof.feed import follow_records
@@ -92,7 +93,8 @@ class Acting:
         self._emit = emit
         self.engine = Engine(policies, clock=now, emit=self._decision, dry_run=args.dry_run,
                              timeout=args.confirm_timeout,
-                             records=supervisor.provider_record)
+                             records=supervisor.provider_record,
+                             acted_log=ActedLog(session.target.base_url))
         self.reader = RecordReader(homes_from(args))
         self._records: asyncio.Task[None] | None = None
 

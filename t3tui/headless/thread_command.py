@@ -16,6 +16,7 @@ from rich.console import Console
 from t3tui.headless.common import OnThread, find_thread, now, run_async, supervised
 from t3tui.headless.environments import environments_of, on_env_thread
 from t3tui.headless.render import console
+from t3tui.policy.acted import note_acted
 
 
 @contextlib.asynccontextmanager
@@ -42,6 +43,8 @@ def run_on_thread(
 
     async def main() -> int:
         async with on_thread(args) as on:
+            # a policy (`watch --act` elsewhere) leaves a thread the user acts on alone
+            note_acted(on.session.target.base_url, on.row.id, now())
             return await body(on, out, args)
 
     return run_async(main)

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from t3tui.actions import Clock, Port
 from t3tui.model import ThreadRow
 from t3tui.model.findings import Finding
+from t3tui.policy.acted import ActedLog
 from t3tui.policy.decide import Situation, decide
 from t3tui.policy.journal import Decision, Journal
 from t3tui.policy.occurrences import Occurrences
@@ -28,7 +29,8 @@ CONFIRM_TIMEOUT_S = 20.0
 class Engine:
     def __init__(self, policies: PolicySet, *, clock: Clock, emit: Callable[[Decision], None],
                  dry_run: bool = False, timeout: float = CONFIRM_TIMEOUT_S,
-                 records: Records | None = None, on: bool = True) -> None:
+                 records: Records | None = None, on: bool = True,
+                 acted_log: ActedLog | None = None) -> None:
         self.policies = policies
         self.clock, self.emit, self.dry_run = clock, emit, dry_run
         self.timeout, self.records = timeout, records
@@ -36,6 +38,7 @@ class Engine:
         self.journal = Journal()
         self.occurrences = Occurrences()
         self.user_acted: dict[str, datetime] = {}
+        self.acted_log = acted_log  # the user's actions from other t3tui processes
         self._findings: dict[str, tuple[Finding, ...]] = {}
         self._titles: dict[str, str] = {}
         self._busy: set[str] = set()
@@ -65,13 +68,17 @@ class Engine:
 
     def acted(self, thread_id: str, at: datetime) -> None:
         """The user acted on this thread from t3tui (a key, a headless command)."""
-        self.user_acted[thread_id] = at
+        if at > self.user_acted.get(thread_id, at - timedelta(seconds=1)):
+            self.user_acted[thread_id] = at
 
     def tick(self, port: Port, now: datetime, *, live: bool, synchronized: bool,
              thread_synced: Callable[[str], bool] = lambda _t: True,
              replay: bool = False) -> list[Decision]:
         if not self.switch.on:
             return []
+        if self.acted_log is not None:
+            for thread_id, at in self.acted_log.read():
+                self.acted(thread_id, at)
         findings = [f for fs in self._findings.values() for f in fs]
         seen = [s for s in self.occurrences.update(findings, now, thread_synced)
                 if s.thread_id not in self._busy]

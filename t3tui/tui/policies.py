@@ -4,8 +4,9 @@
 each decision about a thread shows in its detail pane as "Policy N" with what it did and why,
 and decisions that act are toasts. The engine (`t3tui.policy`) decides and runs the actions
 through the one actions layer, on the app's source (a `Port`). The app's own keys count as the
-user acting on a thread (a policy leaves it alone for `user_quiet`); the demo's autopilot does
-not. Never on a replay, recorded frames or a post-mortem.
+user acting on a thread (a policy leaves it alone for `user_quiet`), here and, through the
+acted log (`t3tui.policy.acted`), in a `watch --act` elsewhere; the demo's autopilot does not.
+Never on a replay, recorded frames or a post-mortem.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING
 from t3tui.client.state import Live
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.policy import Decision, PolicyFile, PolicySet
+from t3tui.policy.acted import ActedLog, note_acted
 from t3tui.policy.engine import Engine
 from t3tui.tui.messages import ActionStatus
 
@@ -39,10 +41,12 @@ class PoliciesMixin(_Base):
         """Before `run()`: the policies this app may switch on (a live source only)."""
         if not hasattr(self.source, "live_sessions") or getattr(self, "replaying", False):
             return
+        url = getattr(self.source, "url", None)  # one server: other processes' actions too
         self.policy_engine = Engine(policies, clock=self.clock, emit=self._policy_decided,
                                     dry_run=dry_run, on=on,
                                     records=getattr(self.source.supervisor, "provider_record",
-                                                    None))
+                                                    None),
+                                    acted_log=ActedLog(url) if isinstance(url, str) else None)
         self.policy_file = watched
 
     @property
@@ -93,9 +97,23 @@ class PoliciesMixin(_Base):
 
     def policy_user_acted(self, status: ActionStatus) -> None:
         """A key of the user's (not the demo's autopilot) acted on this thread."""
-        engine = self.policy_engine
-        if engine is not None and status.thread_id not in self.policy_threads_of_autopilot:
-            engine.acted(status.thread_id, status.started)
+        if status.thread_id in self.policy_threads_of_autopilot:
+            return
+        if self.policy_engine is not None:
+            self.policy_engine.acted(status.thread_id, status.started)
+        where = self._server_of(status.thread_id)
+        if where is not None:  # a `watch --act` elsewhere leaves it alone too
+            note_acted(*where, status.started)
+
+    def _server_of(self, thread_id: str) -> tuple[str, str] | None:
+        """(server URL, the server's own thread id) of a thread shown here."""
+        envs = getattr(self.source, "environments", None)
+        if envs:
+            name, _, raw = thread_id.partition(":")
+            env = next((e for e in envs if e.name == name), None)
+            return (env.url, raw) if env is not None else None
+        url = getattr(self.source, "url", None)
+        return (url, thread_id) if isinstance(url, str) else None
 
     def _policy_decided(self, decision: Decision) -> None:
         recorder = getattr(self.source, "recorder", None)

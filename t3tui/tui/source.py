@@ -211,6 +211,11 @@ class LiveSource:
     async def stop(self) -> None:
         await self._session.stop()
 
+    @property
+    def url(self) -> str:
+        """The server's base URL (what the user's actions are noted under: policy.acted)."""
+        return self._session.target.base_url
+
     def record_to(self, path: str) -> Recorder:
         """Record this session to a new file from its first connection on (before `run`)."""
         self.recorder = Recorder(path, url=self._session.target.base_url)

@@ -12,10 +12,11 @@ import pytest
 
 from t3tui.backend.provider.faults import INTERRUPT_NEVER_LANDS, SETTLE_DROPS_CHILD_SUBSCRIPTION
 from t3tui.backend.testing import RunningBackend, running_backend, wait_until
-from tests.headless.cli import cli
+from tests.backend.transport.commands import settle
+from tests.headless.cli import cli, server_args
 from tests.headless.test_commands_e2e import WAIT_ON_HANGER, active_run, launch, running_child
 from tests.policy.watcher import POLICY_004, watching
-from tests.proof.helpers import PARENT, settle_and_send, wait_for_marker
+from tests.proof.helpers import PARENT, child_of, settle_and_send, wait_for_marker
 
 pytestmark = pytest.mark.e2e
 
@@ -194,3 +195,24 @@ async def test_healthy_controls_are_never_touched(tmp_path: Path) -> None:
         states = {(r.get("threadId"), r.get("to")) for r in watch.records}
         assert (human, "needs-input") in states, states
         assert (slow, "running") in states and active_run(backend, slow) is not None
+
+
+async def test_a_thread_the_user_acted_on_from_a_headless_command_is_left_alone(
+        tmp_path: Path) -> None:
+    """`t3tui checkin` in another process is the user's own action: the watch --act leaves
+    that thread alone for user_quiet, and says so once."""
+    async with running_backend(
+        scenario="settle-unsubscribe", faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]
+    ) as backend, watching(backend, tmp=tmp_path) as watch:
+        child = child_of(backend)
+        await backend.engine.dispatch(settle(PARENT))
+        # the user's own check-in (the turn seed 004 loses), from a headless command
+        result = await cli("checkin", child, "--timeout", "3", *server_args(backend))
+        assert result.code == 1, result  # unanswered
+        [held] = await watch.wait_for(lambda: watch.policy(policy=1, verdict="skip"), 60,
+                                      "policy 1 held")
+        assert held["threadId"] == child and held["code"] == "user-acted", held
+        assert "you acted on this thread from t3tui" in held["why"]
+        await asyncio.sleep(3)
+        assert watch.policy(policy=1, verdict="act") == []
+        assert [t for t in parent_texts(backend) if "> PONG" in t] == []
