@@ -4,8 +4,11 @@ reference backend it did not start, with real agent processes and provider recor
 from __future__ import annotations
 
 import asyncio
+import http.server
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -216,3 +219,62 @@ async def test_a_thread_the_user_acted_on_from_a_headless_command_is_left_alone(
         await asyncio.sleep(3)
         assert watch.policy(policy=1, verdict="act") == []
         assert [t for t in parent_texts(backend) if "> PONG" in t] == []
+
+
+async def test_the_kill_switch_a_signal_and_the_policy_file(tmp_path: Path) -> None:
+    async with running_backend() as backend, watching(backend, tmp=tmp_path) as watch:
+        def said(text: str) -> list[dict]:
+            return [r for r in watch.records if r.get("kind") == "policies" and text in r["text"]]
+
+        watch.proc.send_signal(signal.SIGUSR1)
+        [off] = await watch.wait_for(lambda: said("policies off (SIGUSR1)"), 15, "off")
+        assert off["on"] is False
+        watch.proc.send_signal(signal.SIGUSR1)
+        await watch.wait_for(lambda: said("policies on (SIGUSR1)"), 15, "on again")
+        path = tmp_path / "policies.toml"
+        path.write_text(POLICY_004.replace("force-stop", "reboot"))
+        [broken] = await watch.wait_for(lambda: said("unknown action 'reboot'"), 15, "broken")
+        assert broken["on"] is False and broken["text"].startswith("policies off: ")
+        path.write_text(POLICY_004)
+        [back] = await watch.wait_for(lambda: said("policies re-read"), 15, "re-read")
+        assert back["on"] is True
+        path.unlink()
+        [gone] = await watch.wait_for(lambda: said("was removed"), 15, "removed")
+        assert gone["on"] is False
+        assert watch.proc.returncode is None  # none of it stopped the watch
+
+
+async def test_notify_runs_a_command_and_posts_the_decision(tmp_path: Path) -> None:
+    got: list[bytes] = []
+
+    class Hook(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            got.append(self.rfile.read(int(self.headers["content-length"])))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hook)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    out = tmp_path / "notified.json"
+    writer = f"import sys; open({str(out)!r}, 'w').write(sys.stdin.read())"
+    policy = (f'[[policy]]\nwhen = "provider-finished-unheard"\nafter = "1s"\ndo = "notify"\n'
+              f'notify = {{ command = {json.dumps([sys.executable, "-c", writer])} }}\n'
+              f'[[policy]]\nwhen = "provider-finished-unheard"\nafter = "1s"\ndo = "notify"\n'
+              f'notify = {{ url = "http://127.0.0.1:{server.server_port}/hook" }}\n')
+    try:
+        async with running_backend(
+            scenario="settle-unsubscribe", faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]
+        ) as backend, watching(backend, policy=policy, tmp=tmp_path) as watch:
+            child = await settle_and_send(backend, "Reply PONG")
+            done = await watch.wait_for(lambda: len(watch.policy(done=True)) == 2 and
+                                        watch.policy(done=True), 60, "both notifications")
+            assert {r["result"] for r in done} == {"ok"}, done
+            for record in (json.loads(out.read_text()), json.loads(got[0])):
+                assert record["threadId"] == child and record["rule"] == "provider-finished-unheard"
+                assert record["verdict"] == "act" and backend.token not in json.dumps(record)
+            assert active_run(backend, child) is not None  # notify changes nothing
+    finally:
+        server.shutdown()
