@@ -133,19 +133,6 @@ class Acting:
         on = self.engine.switch.toggle("SIGUSR1")
         self.say(f"policies {'on' if on else 'off'} (SIGUSR1)")
 
-    @contextlib.contextmanager
-    def signals(self) -> Iterator[None]:
-        loop = asyncio.get_running_loop()
-        try:
-            loop.add_signal_handler(signal.SIGUSR1, self.toggle)
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
-            yield
-            return
-        try:
-            yield
-        finally:
-            loop.remove_signal_handler(signal.SIGUSR1)
-
     async def close(self, grace: float) -> None:
         """Let runs in flight come to their outcome (bounded), then stop reading records."""
         with contextlib.suppress(TimeoutError):
@@ -154,3 +141,23 @@ class Acting:
         if self._records is not None:
             self._records.cancel()
             await asyncio.gather(self._records, return_exceptions=True)
+
+
+@contextlib.contextmanager
+def on_signal(actings: list[Acting]) -> Iterator[None]:
+    """SIGUSR1 switches every `Acting` in the list off and on (the list may still grow)."""
+    loop = asyncio.get_running_loop()
+
+    def toggle() -> None:
+        for acting in actings:
+            acting.toggle()
+
+    try:
+        loop.add_signal_handler(signal.SIGUSR1, toggle)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGUSR1)

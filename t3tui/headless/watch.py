@@ -20,7 +20,13 @@ from t3tui.client.environments import Environment
 from t3tui.client.errors import ClientError
 from t3tui.client.session import Session, StreamUpdate
 from t3tui.client.state import ConnectionState, Failed, Live, Reconnecting
-from t3tui.headless.acting import Acting, add_policy_arguments, decision_text, policies_from
+from t3tui.headless.acting import (
+    Acting,
+    add_policy_arguments,
+    decision_text,
+    on_signal,
+    policies_from,
+)
 from t3tui.headless.common import (
     EXIT_ERROR,
     CommandError,
@@ -224,6 +230,7 @@ async def watch_environments(args: argparse.Namespace, envs: list[Environment]) 
     if args.record:
         raise CommandError("--record takes one server (--url), not --env")
     policies = policies_from(args) if args.act else None
+    actings: list[Acting] = []  # SIGUSR1 switches them all
 
     async def one(env: Environment, stack: contextlib.AsyncExitStack) -> None:
         printer = Printer(args.ndjson, env.name, args.raw)
@@ -236,6 +243,8 @@ async def watch_environments(args: argparse.Namespace, envs: list[Environment]) 
         printer.connection(session.state.value)
         acting = Acting(args, session, supervisor, printer.policy, *policies) if policies \
             else None
+        if acting is not None:
+            actings.append(acting)
         try:
             with contextlib.suppress(ClientError):  # it gave up: its Failed line was printed
                 await watch(session, supervisor, printer, acting)
@@ -245,8 +254,9 @@ async def watch_environments(args: argparse.Namespace, envs: list[Environment]) 
 
     async with contextlib.AsyncExitStack() as stack:
         try:
-            await asyncio.wait_for(asyncio.gather(*(one(e, stack) for e in envs)),
-                                   args.duration)
+            with on_signal(actings):
+                await asyncio.wait_for(asyncio.gather(*(one(e, stack) for e in envs)),
+                                       args.duration)
         except TimeoutError:
             return 0
     return EXIT_ERROR
@@ -267,7 +277,7 @@ def run(args: argparse.Namespace) -> int:
                 acting = Acting(args, session, supervisor, printer.policy, *policies) \
                     if policies else None
                 try:
-                    with acting.signals() if acting else contextlib.nullcontext():
+                    with on_signal([acting] if acting else []):
                         await asyncio.wait_for(watch(session, supervisor, printer, acting),
                                                args.duration)
                 except TimeoutError:

@@ -278,3 +278,26 @@ async def test_notify_runs_a_command_and_posts_the_decision(tmp_path: Path) -> N
             assert active_run(backend, child) is not None  # notify changes nothing
     finally:
         server.shutdown()
+
+
+async def test_with_two_environments_each_action_goes_to_the_threads_own_server(
+        tmp_path: Path) -> None:
+    """Twin servers (the same parent id on both); seed 004 on `laptop` only: the policy's
+    commands go to laptop, and devbox (its twin, healthy) is never touched."""
+    async with running_backend(
+        scenario="settle-unsubscribe", faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]
+    ) as laptop, running_backend(scenario="settle-unsubscribe") as devbox, \
+            watching(laptop, tmp=tmp_path, also=devbox) as watch:
+        child = await settle_and_send(laptop, "Reply PONG")
+        assert child_of(devbox) != child  # the twin's child: its own provider session
+        [record] = await watch.wait_for(
+            lambda: watch.policy(policy=1, verdict="act", done=True), 60, "policy 1's run")
+        assert record["environment"] == "laptop" and record["result"] == "ok", record
+        assert sent(record) == [("interrupt", "run.interrupt", child),
+                                ("forward", "message.dispatch", PARENT)]
+        assert len([t for t in parent_texts(laptop) if "> PONG" in t]) == 1
+        twin = [m["text"] for m in devbox.engine.projection_wire(PARENT)["messages"]]
+        assert [t for t in twin if "PONG" in t] == []
+        assert active_run(laptop, child) is None
+        assert not [r for r in watch.records if r.get("kind") == "policy"
+                    and r.get("environment") == "devbox"]

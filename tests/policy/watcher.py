@@ -76,8 +76,12 @@ class Watcher:
 
 @contextlib.asynccontextmanager
 async def watching(backend: RunningBackend, *flags: str, policy: str | None = POLICY_004,
-                   tmp: Path) -> AsyncIterator[Watcher]:
-    argv = [sys.executable, "-m", "t3tui", "watch", "--act", "--ndjson", "--url", backend.url,
+                   tmp: Path, also: RunningBackend | None = None) -> AsyncIterator[Watcher]:
+    """`also`: a second server; then both are environments, `laptop` (`backend`) and
+    `devbox` (`also`), each line naming its own."""
+    servers = ["--url", backend.url] if also is None else \
+        ["--env", f"laptop={backend.url}", "--env", f"devbox={also.url}"]
+    argv = [sys.executable, "-m", "t3tui", "watch", "--act", "--ndjson", *servers,
             "--codex-home", str(backend.data_dir / "codex-home"), "--claude-home", "off",
             "--t3-home", "off", "--duration", "300", *flags]
     if policy is not None:
@@ -85,13 +89,15 @@ async def watching(backend: RunningBackend, *flags: str, policy: str | None = PO
         path.write_text(policy)
         argv += ["--policy", str(path)]
     env = {**os.environ, "T3TUI_TOKEN": backend.token, "XDG_CONFIG_HOME": str(tmp / "cfg")}
+    if also is not None:
+        env.update(T3TUI_TOKEN_LAPTOP=backend.token, T3TUI_TOKEN_DEVBOX=also.token)
     proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE,
                                                 stderr=asyncio.subprocess.PIPE, env=env)
     watcher = Watcher(proc)
     try:
         await watcher.wait_for(
-            lambda: any(r.get("kind") == "policies" for r in watcher.records), 30,
-            "'policies on' line")
+            lambda: sum(r.get("kind") == "policies" for r in watcher.records)
+            == (1 if also is None else 2), 30, "'policies on' lines")
         yield watcher
     finally:
         await watcher.stop()
