@@ -232,6 +232,7 @@ def test_the_journal_records_outcomes_and_its_record_shape() -> None:
     h.tick(10, [unheard()])
     (decision,) = h.tick(40, [unheard()])
     assert decision.result == "pending"
+    assert decision.line().startswith("by policy 1: starting interrupt + forward")
     done = h.journal.finish(decision, (
         Step("interrupt", "ok", "interrupted", ({"type": "run.interrupt"},)),
         Step("forward", "refused", "server refused: no result"),
