@@ -55,6 +55,7 @@ async def test_the_switch_is_off_by_default_then_a_policy_recovers_seed_004() ->
             await until(lambda: app.view is not None and app.view.synchronized, what="a view")
             bar = app.query_one(StatusBar)
             assert "policies" not in text_of(bar)
+            assert "Policies" in [c.title for c in app.get_system_commands(app.screen)]
             await pilot.press("P")
             await until(lambda: "policies on (2)" in text_of(bar), what="policies on (2)")
             child = child_of(backend)
