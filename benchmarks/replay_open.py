@@ -27,7 +27,7 @@ from benchmarks.common import Report, median, quiet_gc, ratio, run_cli
 from benchmarks.world import WorldSpec, build_world, dumps
 from t3tui.client.recorder import Recorder
 from t3tui.client.recording import read_recording
-from t3tui.tui.replay import ReplaySource
+from t3tui.tui.sources.replay import ReplaySource
 
 SERVER = {"environmentId": "env-bench", "label": "bench", "serverVersion": "bench",
           "orchestrationProtocolVersion": 2}

@@ -10,8 +10,8 @@ import asyncio
 import sys
 
 from t3tui.client.secret import Secret, Target
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.source import LiveSource
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.thread_tree import ThreadTree
 
 SIZE = (140, 45)

@@ -34,8 +34,8 @@ from benchmarks.world import T0, WorldSpec, build_world, dumps
 from t3tui.client.secret import Secret, Target
 from t3tui.model import Supervisor
 from t3tui.protocol.stream import decode_shell_item
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.source import LiveSource
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.thread_tree import ThreadTree
 
 PROBE = re.compile(r"probe (\d+)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from t3tui.model import Change, Finding
-from t3tui.tui.notify import notices
+from t3tui.tui.view.notify import notices
 
 EVENTS = frozenset({"stuck", "needs-input", "finished", "undelivered", "orphaned"})
 

@@ -36,7 +36,7 @@ from t3tui.model.wiretext import display_text
 from t3tui.policy import PolicyError, PolicyFile, PolicySet
 from t3tui.policy.switch import choose
 from t3tui.proof.homes import OFF, ProofHomes, resolve_homes
-from t3tui.tui.config import ConfigError, TuiConfig, load_config
+from t3tui.tui.app.config import ConfigError, TuiConfig, load_config
 
 EXIT_ERROR = 2
 
@@ -102,7 +102,7 @@ def run_app(args: argparse.Namespace) -> int:
     try:
         if replay:
             from t3tui.client.recording import RecordingError, read_recording
-            from t3tui.tui.replay import ReplaySource
+            from t3tui.tui.sources.replay import ReplaySource
 
             try:
                 recording = read_recording(replay)
@@ -121,7 +121,7 @@ def run_app(args: argparse.Namespace) -> int:
             except CommandError as exc:
                 return _error(str(exc))
         elif frames:
-            from t3tui.tui.frames import FramesError, FrameSource, load_frames
+            from t3tui.tui.sources.frames import FramesError, FrameSource, load_frames
 
             try:
                 source: Any = FrameSource(load_frames(frames), label=f"recorded: {frames}")
@@ -144,7 +144,7 @@ def run_app(args: argparse.Namespace) -> int:
                                   if exc.strerror else str(exc))
         if why := no_terminal():
             return _error(why)
-        from t3tui.tui.app import SupervisorApp
+        from t3tui.tui.app.app import SupervisorApp
 
         try:
             policies = _policies(args)
@@ -183,7 +183,7 @@ def _t3db_source(args: argparse.Namespace) -> tuple[Any, Any]:
     from t3tui.model import DetectorConfig, Supervisor
     from t3tui.proof.feed import apply_records
     from t3tui.proof.records import RecordReader
-    from t3tui.tui.frames import FrameSource
+    from t3tui.tui.sources.frames import FrameSource
 
     found, at, path, _layout, _skipped = load_frames_at(args)
     probe = Supervisor(config=DetectorConfig())
@@ -208,7 +208,7 @@ def _live_source(args: argparse.Namespace, url_given: bool, backends: list[Any],
     to `backends`, for the caller to stop, and their data dirs to `demo_dirs`, to remove);
     None when a demo backend did not start."""
     from t3tui.client.environments import resolve_environments
-    from t3tui.tui.source import LiveSource
+    from t3tui.tui.sources.source import LiveSource
 
     env_flags = getattr(args, "envs", None)
     if env_flags and url_given and args.url:
@@ -216,7 +216,7 @@ def _live_source(args: argparse.Namespace, url_given: bool, backends: list[Any],
     environments = resolve_environments(env_flags, getattr(args, "config", None),
                                         use_config_alone=not url_given)
     if environments:
-        from t3tui.tui.environments import EnvSource, MultiSource
+        from t3tui.tui.sources.environments import EnvSource, MultiSource
 
         return MultiSource([EnvSource(e.name, LiveSource(e.target, proof=homes_from(args)))
                             for e in environments])
@@ -233,7 +233,7 @@ def _live_source(args: argparse.Namespace, url_given: bool, backends: list[Any],
         backends.append(backend)
         return LiveSource(target, label=f"demo {target.base_url}", backend_exit=backend.poll,
                           proof=_demo_homes(args, backend))
-    from t3tui.tui.environments import EnvSource, MultiSource
+    from t3tui.tui.sources.environments import EnvSource, MultiSource
 
     # both start at once: each start waits for its server to listen
     with ThreadPoolExecutor(len(DEMO_ENVIRONMENTS)) as pool:

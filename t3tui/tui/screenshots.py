@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from t3tui.client.state import ConnectionState, Reconnecting
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.frames import FrameSource, load_frames
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
+from t3tui.tui.sources.frames import FrameSource, load_frames
 from t3tui.tui.widgets.thread_tree import ThreadTree
 
 NOW = datetime(2026, 10, 4, 12, 5, 0, tzinfo=UTC)
@@ -45,7 +45,7 @@ def showcase_app(*, until: str | None = None, state: ConnectionState | None = No
 
 def environments_app() -> SupervisorApp:
     """Two environments on the same showcase frames: laptop live, devbox reconnecting."""
-    from t3tui.tui.environments import EnvSource, MultiSource
+    from t3tui.tui.sources.environments import EnvSource, MultiSource
 
     frames = load_frames("showcase")
     laptop = FrameSource(frames, label="http://127.0.0.1:3773", until="before-settle")
@@ -103,7 +103,7 @@ def replay_app() -> SupervisorApp:
     from importlib import resources
 
     from t3tui.client.recording import read_recording
-    from t3tui.tui.replay import ReplaySource
+    from t3tui.tui.sources.replay import ReplaySource
 
     recorded = resources.files("t3tui.tui").joinpath("recorded", "seed004.ndjson.gz")
     source = ReplaySource(read_recording(Path(str(recorded))),

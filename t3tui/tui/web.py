@@ -251,7 +251,7 @@ async def serve(server: Any, ready: Callable[[int], None]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from t3tui.client.secret import TargetError
-    from t3tui.tui.config import ConfigError
+    from t3tui.tui.app.config import ConfigError
     from t3tui.tui.main import _config, _error
 
     try:

@@ -10,10 +10,10 @@ import inspect
 import pytest
 
 from t3tui.actions import Port, SessionPort
-from t3tui.tui.environments import MultiSource
-from t3tui.tui.frames import FrameSource
-from t3tui.tui.replay import ReplaySource
-from t3tui.tui.source import LiveSource
+from t3tui.tui.sources.environments import MultiSource
+from t3tui.tui.sources.frames import FrameSource
+from t3tui.tui.sources.replay import ReplaySource
+from t3tui.tui.sources.source import LiveSource
 
 PORT_METHODS = [n for n, v in vars(Port).items() if callable(v) and not n.startswith("_")]
 

@@ -13,8 +13,8 @@ from t3tui.actions import (
     unavailable,
 )
 from t3tui.model import SupervisorView
-from t3tui.tui.frames import FrameSource, load_frames
 from t3tui.tui.screenshots import NOW, REVIEW
+from t3tui.tui.sources.frames import FrameSource, load_frames
 
 
 @pytest.fixture(scope="module")

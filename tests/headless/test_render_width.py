@@ -11,8 +11,8 @@ from rich.console import Console
 from t3tui.headless.common import find_thread
 from t3tui.headless.render import print_lines, report
 from t3tui.model import SupervisorView
-from t3tui.tui.frames import FrameSource, load_frames
 from t3tui.tui.screenshots import NOW
+from t3tui.tui.sources.frames import FrameSource, load_frames
 
 
 @pytest.fixture(autouse=True)

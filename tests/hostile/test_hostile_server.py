@@ -22,9 +22,9 @@ from t3tui.client.secret import Secret, Target
 from t3tui.client.session import Session
 from t3tui.client.state import Reconnecting
 from t3tui.model import Supervisor
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.source import LiveSource
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
+from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.hostile.server import TOKEN, HostileServer, raw_controls
 

@@ -14,10 +14,10 @@ from t3tui.client.secret import Secret, Target
 from t3tui.model import DetectorConfig
 from t3tui.policy import parse_text, recommended
 from t3tui.proof.homes import ProofHomes
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.messages import ActionStatus
-from t3tui.tui.source import LiveSource
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
+from t3tui.tui.app.messages import ActionStatus
+from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.panes import DetailPane, StatusBar
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.policy.watcher import POLICY_004

@@ -13,9 +13,9 @@ from t3tui.client.secret import Secret, Target
 from t3tui.model import DetectorConfig
 from t3tui.model.findings import PROVIDER_FINISHED_UNHEARD
 from t3tui.proof.homes import ProofHomes
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.source import LiveSource
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
+from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.panes import DetailPane
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.proof.helpers import settle_and_send

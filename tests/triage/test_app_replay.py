@@ -15,11 +15,11 @@ from t3tui.client.backoff import Backoff
 from t3tui.client.recorder import Recorder
 from t3tui.client.recording import read_recording
 from t3tui.client.secret import Secret, Target
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.replay import ReplaySource
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
 from t3tui.tui.screens.report import ReportScreen
-from t3tui.tui.source import LiveSource
+from t3tui.tui.sources.replay import ReplaySource
+from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.replay_bar import ReplayBar
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.headless.cli import cli

@@ -25,12 +25,12 @@ from t3tui.client.recording import read_recording
 from t3tui.client.secret import Secret, Target
 from t3tui.model.findings import PROVIDER_FINISHED_UNHEARD
 from t3tui.proof.homes import ProofHomes
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.autopilot import find_pair
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.replay import ReplaySource
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.autopilot import find_pair
+from t3tui.tui.app.config import TuiConfig
 from t3tui.tui.screens.report import ReportScreen
-from t3tui.tui.source import LiveSource
+from t3tui.tui.sources.replay import ReplaySource
+from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.headless.cli import cli, server_args
 from tests.proof.helpers import settle_and_send

@@ -11,11 +11,9 @@ from typing import Any
 from textual.widgets import Button, Static
 
 from t3tui.client.state import Failed, Reconnecting
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.frames import FrameSource, load_frames
-from t3tui.tui.labels import glyph
-from t3tui.tui.messages import StreamChanged
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
+from t3tui.tui.app.messages import StreamChanged
 from t3tui.tui.screens.modals import ConfirmScreen, HelpScreen, PromptScreen
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.screenshots import (
@@ -27,6 +25,8 @@ from t3tui.tui.screenshots import (
     settled,
     showcase_app,
 )
+from t3tui.tui.sources.frames import FrameSource, load_frames
+from t3tui.tui.view.labels import glyph
 from t3tui.tui.widgets.panes import Banner, StatusBar, TimelineView
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.model import factory as f
@@ -461,7 +461,7 @@ class BellCountingApp(SupervisorApp):
     """The real app; only the terminal bell is counted instead of written."""
 
     # a relative CSS_PATH resolves next to the subclass: point at the app's own stylesheet
-    CSS_PATH = str(Path(__import__("t3tui.tui.app").tui.app.__file__).with_name("styles.tcss"))
+    CSS_PATH = str(Path(__import__("t3tui.tui.app.app").tui.app.__file__).with_name("styles.tcss"))
     bells = 0
 
     def bell(self) -> None:

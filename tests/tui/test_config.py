@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from t3tui.tui.config import ConfigError, TuiConfig, load_config
+from t3tui.tui.app.config import ConfigError, TuiConfig, load_config
 
 
 def write(tmp_path: Path, text: str) -> Path:

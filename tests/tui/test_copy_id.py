@@ -12,9 +12,8 @@ import pytest
 from textual.notifications import Notification
 from textual.widgets import Static
 
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.frames import FrameSource
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.screenshots import (
     NOW,
@@ -24,6 +23,7 @@ from t3tui.tui.screenshots import (
     settled,
     showcase_app,
 )
+from t3tui.tui.sources.frames import FrameSource
 from t3tui.tui.widgets.env_tree import EnvThreadTree
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.model import factory as f

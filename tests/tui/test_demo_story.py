@@ -13,10 +13,10 @@ from textual.widgets import Static
 
 from t3tui.backend.testing import running_backend
 from t3tui.client.secret import Secret, Target
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
 from t3tui.tui.screens.transcript import TranscriptScreen
-from t3tui.tui.source import LiveSource
+from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.panes import DetailPane, StatusBar, TimelineView
 from t3tui.tui.widgets.thread_tree import ThreadTree, TreeHeader
 from tests.tui.waiting import until

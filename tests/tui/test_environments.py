@@ -18,10 +18,10 @@ from t3tui.backend.server import BackendOptions, RunningBackend, open_backend
 from t3tui.client.backoff import Backoff
 from t3tui.client.secret import Secret, Target
 from t3tui.client.state import Live, Reconnecting
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.environments import EnvSource, MultiSource
-from t3tui.tui.source import LiveSource
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
+from t3tui.tui.sources.environments import EnvSource, MultiSource
+from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.env_tree import EnvThreadTree
 from t3tui.tui.widgets.panes import Banner
 from tests.tui.waiting import until
@@ -233,7 +233,7 @@ def test_hold_rows_keeps_a_down_environments_last_live_rows() -> None:
     from dataclasses import replace
 
     from t3tui.model.environments import Combined
-    from t3tui.tui.env_render import hold_rows
+    from t3tui.tui.view.env_render import hold_rows
     from tests.model.replay import now, supervisor
 
     t = now(10_000)

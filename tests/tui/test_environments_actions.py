@@ -18,13 +18,13 @@ from t3tui.client.secret import Secret, Target
 from t3tui.model import DetectorConfig, ThreadRow
 from t3tui.model.environments import unqualify
 from t3tui.model.forwarding import forward_text
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.environments import EnvSource, MultiSource
-from t3tui.tui.messages import ActionStatus
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
+from t3tui.tui.app.messages import ActionStatus
 from t3tui.tui.screens.modals import ConfirmScreen, PromptScreen
 from t3tui.tui.screens.transcript import TranscriptScreen
-from t3tui.tui.source import LiveSource
+from t3tui.tui.sources.environments import EnvSource, MultiSource
+from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.env_tree import EnvThreadTree
 from t3tui.tui.widgets.panes import DetailPane
 from tests.tui.test_live import DEMO_PARAMS, SETTLE_ME, SIZE, choose, status

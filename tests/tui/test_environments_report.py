@@ -17,11 +17,11 @@ from t3tui.client.backoff import Backoff
 from t3tui.client.recorder import RecordingExists
 from t3tui.client.recording import read_recording
 from t3tui.client.secret import Secret, Target
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.environments import EnvSource, MultiSource, env_path
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
 from t3tui.tui.screens.report import ReportScreen
-from t3tui.tui.source import LiveSource
+from t3tui.tui.sources.environments import EnvSource, MultiSource, env_path
+from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.env_tree import EnvThreadTree
 from tests.tui.test_environments import CHILD_TITLE, PARENT, SIZE, env, options, synced
 from tests.tui.waiting import until

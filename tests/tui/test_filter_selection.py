@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import copy
 
-from t3tui.tui.frames import load_frames
 from t3tui.tui.screenshots import NEEDS_INPUT_CHILD, environments_app, settled
+from t3tui.tui.sources.frames import load_frames
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.tui.waiting import until
 

@@ -21,13 +21,13 @@ from t3tui.client.recording import read_recording
 from t3tui.client.secret import Secret, Target
 from t3tui.client.state import Live
 from t3tui.model import DetectorConfig
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.frames import FrameSource, load_frames
-from t3tui.tui.replay import ReplaySource
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
 from t3tui.tui.screens.modals import PromptScreen
 from t3tui.tui.screenshots import NOW, ORCHESTRATOR, settled, showcase_app
-from t3tui.tui.source import LiveSource
+from t3tui.tui.sources.frames import FrameSource, load_frames
+from t3tui.tui.sources.replay import ReplaySource
+from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.model import factory as f
 from tests.triage import foreign

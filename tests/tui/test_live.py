@@ -15,13 +15,13 @@ from t3tui.client.backoff import Backoff
 from t3tui.client.secret import Secret, Target
 from t3tui.client.state import Failed, Live, Reconnecting
 from t3tui.model import DetectorConfig, ThreadRow
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.messages import ActionStatus
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
+from t3tui.tui.app.messages import ActionStatus
 from t3tui.tui.screens.modals import ConfirmScreen, HelpScreen, PromptScreen
 from t3tui.tui.screens.transcript import TranscriptScreen
-from t3tui.tui.source import LiveSource
-from t3tui.tui.timeline import waits_at_once
+from t3tui.tui.sources.source import LiveSource
+from t3tui.tui.view.timeline import waits_at_once
 from t3tui.tui.widgets.panes import Banner, DetailPane, TimelineView
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.tui.waiting import until

@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from t3tui.model import SupervisorView, changes
-from t3tui.tui.frames import FrameSource, load_frames
-from t3tui.tui.liveview import Throttle, changes_among, patch_view, row_index
 from t3tui.tui.screenshots import NOW, REVIEW, STUCK_CHILD
+from t3tui.tui.sources.frames import FrameSource, load_frames
+from t3tui.tui.view.liveview import Throttle, changes_among, patch_view, row_index
 
 
 @pytest.fixture(scope="module")

@@ -11,10 +11,11 @@ from rich.text import Text
 
 from t3tui.actions import interrupt_choices, unavailable
 from t3tui.model import Change, SupervisorView
-from t3tui.tui.detail import evidence_lines, reason_text, render_detail
-from t3tui.tui.filters import FilterError, RowFilter, parse_filter, visible_ids
-from t3tui.tui.frames import FrameSource, load_frames
-from t3tui.tui.labels import (
+from t3tui.tui.screenshots import NEEDS_INPUT_CHILD, NOW, ORCHESTRATOR, REVIEW, STUCK_CHILD
+from t3tui.tui.sources.frames import FrameSource, load_frames
+from t3tui.tui.view.detail import evidence_lines, reason_text, render_detail
+from t3tui.tui.view.filters import FilterError, RowFilter, parse_filter, visible_ids
+from t3tui.tui.view.labels import (
     STATE_LOOK,
     RowStyles,
     counts_text,
@@ -22,10 +23,9 @@ from t3tui.tui.labels import (
     duration,
     screen_safe,
 )
-from t3tui.tui.notify import grouped, notices
-from t3tui.tui.screenshots import NEEDS_INPUT_CHILD, NOW, ORCHESTRATOR, REVIEW, STUCK_CHILD
-from t3tui.tui.table import header, layout, render_row, row_cells
-from t3tui.tui.timeline import bars, render_timeline, runs_at_once, waits_at_once
+from t3tui.tui.view.notify import grouped, notices
+from t3tui.tui.view.table import header, layout, render_row, row_cells
+from t3tui.tui.view.timeline import bars, render_timeline, runs_at_once, waits_at_once
 from t3tui.words.names import display_id, humanize, name_for
 from t3tui.words.story import story
 
@@ -316,8 +316,8 @@ def test_undelivered_and_orphaned_results_notify_but_never_on_first_sight() -> N
 def test_actions_are_named_in_words_not_by_their_binding_ids(view: SupervisorView,
                                                               showcase: FrameSource) -> None:
     # issue 21: "Stop_tree stop_tree outcome unknown" on screen
-    from t3tui.tui.keys import ACTIONS
-    from t3tui.tui.messages import ActionStatus, action_name
+    from t3tui.tui.app.keys import ACTIONS
+    from t3tui.tui.app.messages import ActionStatus, action_name
 
     row = view.row(STUCK_CHILD)
     for kind in [s.id for s in ACTIONS] + ["stop_tree", "checkin"]:
@@ -339,7 +339,7 @@ def test_an_unanswered_check_in_says_what_the_provider_answered(
     from dataclasses import replace
 
     from t3tui.model.findings import Finding
-    from t3tui.tui.messages import ActionStatus
+    from t3tui.tui.app.messages import ActionStatus
 
     base = view.row(STUCK_CHILD)
     proof = Finding("provider_finished_unheard", base.id, "provider-finished-unheard",

@@ -9,10 +9,10 @@ from datetime import timedelta
 from pathlib import Path
 
 from t3tui.client.recording import read_recording
-from t3tui.tui.app import SupervisorApp
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.replay import ReplaySource
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
 from t3tui.tui.screenshots import ORCHESTRATOR, settled, showcase_app
+from t3tui.tui.sources.replay import ReplaySource
 from t3tui.tui.widgets.panes import StatusBar
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.triage import foreign

@@ -3,7 +3,7 @@ the server's label (which the line's end cuts); at full width the line reads as 
 
 from __future__ import annotations
 
-from t3tui.tui.autopilot import checkin_notes, settle_notes
+from t3tui.tui.app.autopilot import checkin_notes, settle_notes
 from t3tui.tui.screenshots import settled, showcase_app
 from t3tui.tui.widgets.panes import StatusBar
 

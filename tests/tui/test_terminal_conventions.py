@@ -16,8 +16,8 @@ import pytest
 from textual.widgets import Static
 
 from t3tui.backend.testing import BackendProcess, running_backend
-from t3tui.tui.helptext import help_text
 from t3tui.tui.screenshots import settled, showcase_app
+from t3tui.tui.view.helptext import help_text
 from tests.tui.test_live import choose, live_app, row, select
 from tests.tui.waiting import until
 

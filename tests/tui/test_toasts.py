@@ -7,7 +7,6 @@ import pytest
 from textual.widgets._toast import Toast, ToastRack
 
 from t3tui.tui.burst import burst_changes, raise_burst
-from t3tui.tui.notify import notices
 from t3tui.tui.screenshots import (
     NARROW_SIZE,
     NOW,
@@ -17,6 +16,7 @@ from t3tui.tui.screenshots import (
     settled,
     showcase_app,
 )
+from t3tui.tui.view.notify import notices
 from t3tui.tui.widgets.panes import StatusBar
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.tui.screen import screen_lines

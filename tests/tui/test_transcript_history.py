@@ -7,8 +7,8 @@ import pytest
 from textual.widgets import Static
 
 from t3tui.backend.testing import RunningBackend, running_backend, wait_until
-from t3tui.tui import transcripts
 from t3tui.tui.screens.transcript import TranscriptScreen
+from t3tui.tui.sources import transcripts
 from tests.headless.test_commands_e2e import launch
 from tests.tui.test_live import SIZE, live_app, select, text_of
 from tests.tui.waiting import until

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual import events
 
-from t3tui.tui.app import SupervisorApp
+from t3tui.tui.app.app import SupervisorApp
 from t3tui.tui.screenshots import environments_app, settled
 from t3tui.tui.widgets.row_node import RowNode
 from t3tui.tui.widgets.thread_tree import ThreadTree

@@ -13,8 +13,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from t3tui.tui.keyroute import InputReady
-from t3tui.tui.labels import display_text, screen_safe
+from t3tui.tui.app.keyroute import InputReady
+from t3tui.tui.view.labels import display_text, screen_safe
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from textual.widgets import Footer
 from t3tui.client.errors import ClientError
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.model.labels import one_line
-from t3tui.tui.detail import action_text, reason_text
-from t3tui.tui.labels import RowStyles, age, clock, glyph, provider_text, word
-from t3tui.tui.messages import ActionStatus
-from t3tui.tui.transcripts import MessageLine, Transcript
+from t3tui.tui.app.messages import ActionStatus
+from t3tui.tui.sources.transcripts import MessageLine, Transcript
+from t3tui.tui.view.detail import action_text, reason_text
+from t3tui.tui.view.labels import RowStyles, age, clock, glyph, provider_text, word
 from t3tui.tui.widgets.panes import StyledStatic
 from t3tui.words.names import display_id, humanize
 

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.widgets.tree import TreeNode
 
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.tui.labels import screen_safe
+from t3tui.tui.view.labels import screen_safe
 from t3tui.tui.widgets.thread_tree import ThreadTree
 
 

@@ -15,11 +15,11 @@ from textual.widgets import Static
 
 from t3tui.client.state import ConnectionState, Failed, Live, Reconnecting
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.tui.detail import render_detail
-from t3tui.tui.labels import clock, screen_safe
-from t3tui.tui.messages import ActionStatus
-from t3tui.tui.timeline import Bar, bars, render_timeline, timeline_parent
-from t3tui.tui.transcripts import TranscriptStore
+from t3tui.tui.app.messages import ActionStatus
+from t3tui.tui.sources.transcripts import TranscriptStore
+from t3tui.tui.view.detail import render_detail
+from t3tui.tui.view.labels import clock, screen_safe
+from t3tui.tui.view.timeline import Bar, bars, render_timeline, timeline_parent
 from t3tui.tui.widgets.row_styles import ROW_COMPONENTS, RowStyled
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from rich.style import Style
 
-from t3tui.tui.labels import STATE_LOOK, RowStyles
+from t3tui.tui.view.labels import STATE_LOOK, RowStyles
 
 if TYPE_CHECKING:
     from textual.widget import Widget

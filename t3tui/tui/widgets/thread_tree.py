@@ -27,8 +27,8 @@ from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.tui.labels import RowStyles, screen_safe
-from t3tui.tui.table import Layout, header, layout, render_row, row_cells
+from t3tui.tui.view.labels import RowStyles, screen_safe
+from t3tui.tui.view.table import Layout, header, layout, render_row, row_cells
 from t3tui.tui.widgets.row_node import RowNode
 from t3tui.tui.widgets.row_styles import ROW_COMPONENTS, RowStyled
 

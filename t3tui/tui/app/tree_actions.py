@@ -13,7 +13,7 @@ from t3tui.model.forwarding import forward_text
 from t3tui.tui.screens.modals import Choice, ConfirmScreen
 
 if TYPE_CHECKING:
-    from t3tui.tui.app import SupervisorApp
+    from t3tui.tui.app.app import SupervisorApp
 
     _Base = SupervisorApp
 else:

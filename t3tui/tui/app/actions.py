@@ -23,16 +23,16 @@ from t3tui.model.environments import unqualify
 from t3tui.model.forwarding import forward_refusal
 from t3tui.model.wiretext import display_text, is_display_safe
 from t3tui.protocol.enums import ApprovalDecision
-from t3tui.tui.helptext import help_text
-from t3tui.tui.keys import BY_ID
-from t3tui.tui.messages import ActionStatus, ActionUpdate, SettleChecked, action_name
-from t3tui.tui.refusals import FORWARD_AGAIN, session_refusal
+from t3tui.tui.app.keys import BY_ID
+from t3tui.tui.app.messages import ActionStatus, ActionUpdate, SettleChecked, action_name
+from t3tui.tui.app.refusals import FORWARD_AGAIN, session_refusal
 from t3tui.tui.screens.modals import Choice, ConfirmScreen, Field, HelpScreen, PromptScreen
 from t3tui.tui.screens.transcript import TranscriptScreen
-from t3tui.tui.timeline import timeline_parent
+from t3tui.tui.view.helptext import help_text
+from t3tui.tui.view.timeline import timeline_parent
 
 if TYPE_CHECKING:
-    from t3tui.tui.app import SupervisorApp
+    from t3tui.tui.app.app import SupervisorApp
 
     _Base = SupervisorApp
 else:

@@ -20,9 +20,9 @@ from t3tui.client.replay import Replay, utc
 from t3tui.client.session import StreamUpdate
 from t3tui.client.state import Connecting, ConnectionState, Failed, Live, Observable
 from t3tui.model import DetectorConfig, Supervisor
-from t3tui.tui.readonly import ReadOnlySource
-from t3tui.tui.source import TeeSink
-from t3tui.tui.transcripts import TranscriptStore
+from t3tui.tui.sources.readonly import ReadOnlySource
+from t3tui.tui.sources.source import TeeSink
+from t3tui.tui.sources.transcripts import TranscriptStore
 
 T = TypeVar("T")
 SPEEDS = (1, 10, 100)

@@ -3,7 +3,7 @@
 The app never touches a socket. It talks to a `Source`: a supervisor (the model) and
 transcripts that the source keeps fed, an observable connection state, update callbacks, and
 the few I/O operations the actions need: a `Source` is a `t3tui.actions.Port`. `LiveSource` wraps the client's `Session`;
-`t3tui.tui.frames.FrameSource` replays recorded frames for snapshots and demos.
+`t3tui.tui.sources.frames.FrameSource` replays recorded frames for snapshots and demos.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor
 from t3tui.proof.feed import follow_records
 from t3tui.proof.homes import OFF, ProofHomes
 from t3tui.proof.records import RecordReader
-from t3tui.tui.transcripts import MessageLine, TranscriptStore
+from t3tui.tui.sources.transcripts import MessageLine, TranscriptStore
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

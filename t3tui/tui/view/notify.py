@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from t3tui.model import Change
-from t3tui.tui.labels import glyph
+from t3tui.tui.view.labels import glyph
 
 # Leaving one of these for done/idle/settled counts as "finished".
 WORKING = frozenset({"running", "waiting", "draining", "queued", "creating", "stuck", "needs-input",

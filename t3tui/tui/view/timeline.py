@@ -14,8 +14,8 @@ from datetime import datetime, timedelta
 from rich.text import Text
 
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.tui.labels import RowStyles, clock, glyph
-from t3tui.tui.transcripts import TranscriptStore
+from t3tui.tui.sources.transcripts import TranscriptStore
+from t3tui.tui.view.labels import RowStyles, clock, glyph
 
 QUEUED, RUNNING, AFTER, GAP, END, RETURNED = "░", "█", "▓", "·", "┃", "▼"
 LEGEND = (f"{QUEUED} created  {RUNNING} running  {RETURNED} wait returned  {AFTER} ran on after "

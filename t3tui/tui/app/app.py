@@ -31,29 +31,29 @@ from t3tui.client.errors import FatalError, describe
 from t3tui.client.outcome import new_command_id
 from t3tui.client.state import Connecting, ConnectionState, Failed
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.tui.actions import ActionsMixin
-from t3tui.tui.config import TuiConfig
-from t3tui.tui.filters import FilterError, RowFilter, parse_filter
-from t3tui.tui.keyroute import TypingApp
-from t3tui.tui.keys import ACTIONS, bindings
-from t3tui.tui.labels import display_text
-from t3tui.tui.liveview import Throttle
-from t3tui.tui.messages import (
+from t3tui.tui.app.actions import ActionsMixin
+from t3tui.tui.app.config import TuiConfig
+from t3tui.tui.app.keyroute import TypingApp
+from t3tui.tui.app.keys import ACTIONS, bindings
+from t3tui.tui.app.messages import (
     ActionStatus,
     ActionUpdate,
     ConnectionChanged,
     SourceEnded,
     StreamChanged,
 )
-from t3tui.tui.notify import Notice
-from t3tui.tui.policies import PoliciesMixin
-from t3tui.tui.quitting import QuitMixin
-from t3tui.tui.render import NARROW, RenderMixin
+from t3tui.tui.app.policies import PoliciesMixin
+from t3tui.tui.app.quitting import QuitMixin
+from t3tui.tui.app.render import NARROW, RenderMixin
+from t3tui.tui.app.toasts import ToastsMixin
+from t3tui.tui.app.tree_actions import TreeActionsMixin
+from t3tui.tui.app.triage_actions import TriageMixin
 from t3tui.tui.screens.transcript import TranscriptScreen
-from t3tui.tui.source import Source
-from t3tui.tui.toasts import ToastsMixin
-from t3tui.tui.tree_actions import TreeActionsMixin
-from t3tui.tui.triage_actions import TriageMixin
+from t3tui.tui.sources.source import Source
+from t3tui.tui.view.filters import FilterError, RowFilter, parse_filter
+from t3tui.tui.view.labels import display_text
+from t3tui.tui.view.liveview import Throttle
+from t3tui.tui.view.notify import Notice
 from t3tui.tui.widgets.env_tree import EnvThreadTree
 from t3tui.tui.widgets.filter_line import FilterInput
 from t3tui.tui.widgets.footer import KeyFooter

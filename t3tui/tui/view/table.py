@@ -32,7 +32,7 @@ from t3tui.model.labels import (
     provider_text,
     word,
 )
-from t3tui.tui.labels import RowStyles
+from t3tui.tui.view.labels import RowStyles
 from t3tui.words.names import display_id
 
 # a narrow finding column's words

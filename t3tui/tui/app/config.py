@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from t3tui.tui.keys import ACTIONS, BY_ID
+from t3tui.tui.app.keys import ACTIONS, BY_ID
 
 # Keys bound outside the action table (see the help screen): an action there would never run.
 FIXED_KEYS = {"j": "the tree", "k": "the tree", "up": "the tree", "down": "the tree",

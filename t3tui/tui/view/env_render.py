@@ -13,7 +13,7 @@ from t3tui.client.state import ConnectionState, Failed, Live
 from t3tui.model import SupervisorView
 from t3tui.model.labels import counts_text
 from t3tui.model.rows import STATES
-from t3tui.tui.labels import RowStyles, clock
+from t3tui.tui.view.labels import RowStyles, clock
 from t3tui.tui.widgets.panes import banner_text, connection_word
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.tui.labels import STATE_LOOK, is_problem
+from t3tui.tui.view.labels import STATE_LOOK, is_problem
 
 PREFIXES: dict[str, frozenset[str]] = {
     "!": frozenset({"running"}),

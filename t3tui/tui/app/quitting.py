@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from t3tui.tui.messages import SourceEnded
+from t3tui.tui.app.messages import SourceEnded
 from t3tui.tui.screens.modals import Choice, ConfirmScreen
 
 STOPS = frozenset({"interrupt", "stop_tree"})

@@ -21,16 +21,16 @@ from t3tui.client.errors import describe
 from t3tui.client.triage import TriageRun, report_name, save_report
 from t3tui.model.report import build_report
 from t3tui.model.timespec import AT_HELP, TimeSpecError, parse_at
-from t3tui.tui.environments import is_multi
-from t3tui.tui.keys import REPLAY_ACTIONS
-from t3tui.tui.refusals import SENDING
+from t3tui.tui.app.keys import REPLAY_ACTIONS
+from t3tui.tui.app.refusals import SENDING
 from t3tui.tui.screens.modals import Field, PromptScreen
 from t3tui.tui.screens.report import ReportScreen
+from t3tui.tui.sources.environments import is_multi
 from t3tui.tui.widgets.replay_bar import ReplayBar, bar_text
 from t3tui.words.report import render_markdown
 
 if TYPE_CHECKING:
-    from t3tui.tui.app import SupervisorApp
+    from t3tui.tui.app.app import SupervisorApp
 
     _Base = SupervisorApp
 else:

@@ -24,9 +24,9 @@ from t3tui.model import DetectorConfig, Supervisor
 from t3tui.protocol import ProtocolError
 from t3tui.protocol.projection import ThreadProjection
 from t3tui.protocol.stream import decode_shell_item, decode_thread_item
-from t3tui.tui.readonly import ReadOnlySource
-from t3tui.tui.source import TeeSink
-from t3tui.tui.transcripts import TranscriptStore
+from t3tui.tui.sources.readonly import ReadOnlySource
+from t3tui.tui.sources.source import TeeSink
+from t3tui.tui.sources.transcripts import TranscriptStore
 
 T = TypeVar("T")
 # event type prefix -> the projection list it upserts (what the settle guard reads)

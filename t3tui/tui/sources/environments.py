@@ -34,8 +34,8 @@ from t3tui.client.state import (
 from t3tui.client.waiting import wait_for_update
 from t3tui.model import CheckInVerdict
 from t3tui.model.environments import Combined, qualify, unqualify
-from t3tui.tui.source import Clock, Source
-from t3tui.tui.transcripts import Transcript, TranscriptStore
+from t3tui.tui.sources.source import Clock, Source
+from t3tui.tui.sources.transcripts import Transcript, TranscriptStore
 
 T = TypeVar("T")
 WAIT_TICK_S = 0.25

@@ -4,7 +4,7 @@ here first, then the thread's own gates)."""
 
 from __future__ import annotations
 
-from t3tui.tui.keys import REPLAY_ACTIONS
+from t3tui.tui.app.keys import REPLAY_ACTIONS
 
 # every action that sends something to a server: hidden in a replay
 SENDING = frozenset({"settle", "checkin", "interrupt", "answer", "message", "stop_tree",

@@ -22,8 +22,11 @@ from textual.css.query import NoMatches
 
 from t3tui.client.state import Live
 from t3tui.model import SupervisorView, ThreadRow, changes
-from t3tui.tui.autopilot import STORY_LINGER_S, next_step, story_told
-from t3tui.tui.env_render import (
+from t3tui.tui.app.autopilot import STORY_LINGER_S, next_step, story_told
+from t3tui.tui.app.keys import ACTIONS
+from t3tui.tui.app.terminal import set_terminal_title
+from t3tui.tui.screens.transcript import TranscriptScreen
+from t3tui.tui.view.env_render import (
     EnvStatus,
     env_banner,
     env_counts,
@@ -31,19 +34,16 @@ from t3tui.tui.env_render import (
     env_header,
     hold_rows,
 )
-from t3tui.tui.filters import visible_ids
-from t3tui.tui.keys import ACTIONS
-from t3tui.tui.labels import counts_text
-from t3tui.tui.liveview import changes_among, patch_view, row_index
-from t3tui.tui.notify import grouped, notices
-from t3tui.tui.screens.transcript import TranscriptScreen
-from t3tui.tui.terminal import set_terminal_title
+from t3tui.tui.view.filters import visible_ids
+from t3tui.tui.view.labels import counts_text
+from t3tui.tui.view.liveview import changes_among, patch_view, row_index
+from t3tui.tui.view.notify import grouped, notices
 from t3tui.tui.widgets.env_tree import EnvThreadTree, env_of
 from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
 from t3tui.tui.widgets.thread_tree import ThreadTree
 
 if TYPE_CHECKING:
-    from t3tui.tui.app import SupervisorApp
+    from t3tui.tui.app.app import SupervisorApp
 
     _Base = SupervisorApp
 else:

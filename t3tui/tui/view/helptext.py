@@ -6,10 +6,10 @@ from collections.abc import Callable, Mapping
 
 from rich.text import Text
 
-from t3tui.tui.filters import SYNTAX_HELP
-from t3tui.tui.keys import ACTIONS
-from t3tui.tui.labels import NATIVE_GLYPH, STATE_LOOK
-from t3tui.tui.timeline import LEGEND
+from t3tui.tui.app.keys import ACTIONS
+from t3tui.tui.view.filters import SYNTAX_HELP
+from t3tui.tui.view.labels import NATIVE_GLYPH, STATE_LOOK
+from t3tui.tui.view.timeline import LEGEND
 
 STATE_MEANING = {
     "needs-input": "blocked on an approval or a question: answer it",

@@ -19,10 +19,10 @@ from t3tui.model import SupervisorView, ThreadRow
 from t3tui.policy import Decision, PolicyFile, PolicySet
 from t3tui.policy.acted import ActedLog, note_acted
 from t3tui.policy.engine import Engine
-from t3tui.tui.messages import ActionStatus
+from t3tui.tui.app.messages import ActionStatus
 
 if TYPE_CHECKING:
-    from t3tui.tui.app import SupervisorApp
+    from t3tui.tui.app.app import SupervisorApp
 
     _Base = SupervisorApp
 else:

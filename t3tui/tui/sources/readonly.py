@@ -14,7 +14,7 @@ from t3tui.client.outcome import CommandOutcome, Unknown
 from t3tui.client.session import StreamUpdate
 from t3tui.client.settle_guard import SharedSession
 from t3tui.model import CheckInVerdict
-from t3tui.tui.source import Clock
+from t3tui.tui.sources.source import Clock
 
 T = TypeVar("T")
 

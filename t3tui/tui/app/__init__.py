@@ -1,0 +1,1 @@
+"""The supervisor app: the `App`, its controllers, its key table, settings and messages."""
