@@ -4,15 +4,22 @@ Agent and server text never reaches Markdown unquoted: in prose and tables it is
 with every ASCII punctuation character backslash-escaped (CommonMark renders each literally),
 in the timeline it sits in a fenced block whose fence is longer than any backtick run inside,
 and every line there starts with a time, so nothing can close the fence early.
+
+Threads are named in the text as everywhere else, by title and short id (`names`), looked up
+among the threads the report lists; the raw ids are kept in one appendix at the end.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from t3tui.model.labels import FINDING_WORDS, evidence_value, one_line
+from t3tui.model import Finding
+from t3tui.model.labels import FINDING_WORDS, clock, evidence_value, one_line
+from t3tui.words.names import Rows, Threads, humanize, name_for
+from t3tui.words.story import moments
 
 # what can start markup inside a line (CommonMark); line-start markers are handled apart
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~&!])")
@@ -44,12 +51,43 @@ def hms(iso: str | None) -> str:
     return datetime.fromisoformat(iso.replace("Z", "+00:00")).strftime("%H:%M:%S.%f")[:-3]
 
 
+@dataclass(frozen=True)
+class _Titled:
+    title: str | None
+
+
+def _lineage_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The threads the report lists, each once: this thread, its parent, siblings, children."""
+    lineage = doc["lineage"]
+    rows = [doc["thread"], *([lineage["parent"]] if lineage["parent"] else []),
+            *lineage["siblings"], *lineage["children"]]
+    seen: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        seen.setdefault(row["id"], row)
+    return list(seen.values())
+
+
+def document_threads(doc: dict[str, Any]) -> Threads:
+    """The threads a report document lists, to name threads by (`names.name_for`)."""
+    return Rows({row["id"]: _Titled(row["title"]) for row in _lineage_rows(doc)})
+
+
+def code(text: Any) -> str:
+    """Untrusted text as a code span, verbatim: the fence is longer than any backtick run."""
+    text = one_line(str(text))
+    longest = max((len(m) for m in _TICKS.findall(text)), default=0)
+    mark = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{mark}{pad}{text}{pad}{mark}"
+
+
 def render_markdown(doc: dict[str, Any]) -> str:
     out: list[str] = [f"# {md(doc['title'])}", ""]
     thread = doc["thread"]
-    out += [f"**{md(thread['title'] or thread['id'])}** (`{thread['id']}`) is "
-            f"**{md(thread['state'])}**" + (f": {md(thread['stateReason'])}"
-                                             if thread["stateReason"] else "")
+    threads = document_threads(doc)
+    reason = humanize(thread["stateReason"] or "", threads, thread["id"])
+    out += [f"**{md(thread['title'] or thread['shortId'])}** ({md(thread['shortId'])}) is "
+            f"**{md(thread['state'])}**" + (f": {md(reason)}" if reason else "")
             + f", as of {hms(doc['at'])} UTC ({md(doc['at'])}).", ""]
     out += _environment(doc)
     out += ["## Lineage", ""]
@@ -59,10 +97,11 @@ def render_markdown(doc: dict[str, Any]) -> str:
              + ("  <- this report" if line["role"] == "this thread" else ""))
             for line in doc["lineage"]["tree"]]
     out += [*fence(tree), ""]
-    out += _timeline(doc)
-    out += _findings(doc)
+    out += _timeline(doc, threads)
+    out += _findings(doc, threads)
     out += _actions(doc)
     out += _checkins(doc)
+    out += _appendix(doc, threads)
     out += [f"_Written by {md(doc['generatedBy'])} from {md(_source(doc['source']))}._", ""]
     return "\n".join(out)
 
@@ -94,14 +133,15 @@ def _environment(doc: dict[str, Any]) -> list[str]:
             *(f"| {k} | {v} |" for k, v in rows), ""]
 
 
-def _timeline(doc: dict[str, Any]) -> list[str]:
+def _timeline(doc: dict[str, Any], threads: Threads) -> list[str]:
     out = ["## Timeline (UTC)", ""]
     lines = []
     for entry in doc["timeline"]:
         who = "" if entry["role"] == "client" else one_line(entry["role"])
-        text = one_line(entry["text"])
+        context = entry["threadId"] or doc["thread"]["id"]
+        text = one_line(humanize(entry["text"], threads, context))
         if entry["detail"]:
-            text += f": “{one_line(entry['detail'])}”"
+            text += f": “{one_line(humanize(entry['detail'], threads, context))}”"
         if entry["serverTime"]:
             text += " (server time, from a snapshot)"
         lines.append(f"{hms(entry['at'])}  {entry['offset'] or '':>10}  "
@@ -111,20 +151,37 @@ def _timeline(doc: dict[str, Any]) -> list[str]:
     return [*out, *fence(lines), ""]
 
 
-def _findings(doc: dict[str, Any]) -> list[str]:
+def _finding(entry: dict[str, Any]) -> Finding:
+    return Finding(entry["kind"], entry["threadId"], entry["rule"], entry["reason"],
+                   entry["evidence"] or {})
+
+
+def _evidence_value(key: str, value: Any, threads: Threads, context: str) -> str:
+    """An evidence value for its table: a thread or task id by name, else `evidence_value`."""
+    if key.endswith(("ThreadId", "TaskId")) and isinstance(value, str) and value:
+        return name_for(value, threads, context)
+    return evidence_value(value, 80)
+
+
+def _findings(doc: dict[str, Any], threads: Threads) -> list[str]:
     out = ["## Findings", ""]
     if not doc["findings"]:
         return [*out, "None at the report's moment.", ""]
     for finding in doc["findings"]:
         word = FINDING_WORDS.get(finding["kind"], finding["kind"])
-        out += [f"### ⚑ {md(word)} · `{md_code(finding['rule'])}` on {md(finding['threadId'])}",
-                "", md(finding["reason"], line_start=True), "",
-                f"- since: {hms(finding['since'])} UTC" if finding["since"] else "- since: ?",
+        where = finding["threadId"]
+        told = moments(_finding(finding), threads, where)
+        out += [f"### ⚑ {md(word)} · `{md_code(finding['rule'])}` on "
+                f"{md(name_for(where, threads, where))}",
+                "", md(humanize(finding["reason"], threads, where), line_start=True), ""]
+        if told:
+            out += [*(f"- {md(f'{clock(m.at)}  {m.text}')}" for m in told), ""]
+        out += [f"- since: {hms(finding['since'])} UTC" if finding["since"] else "- since: ?",
                 f"- first flagged: {hms(finding['flaggedAt'])} UTC" if finding["flaggedAt"]
                 else "- first flagged: before the recording's first moment", ""]
         if finding["evidence"]:
             out += ["| Evidence | Value |", "|---|---|"]
-            out += [f"| {md(key)} | {md(evidence_value(value, 80))} |"
+            out += [f"| {md(key)} | {md(_evidence_value(key, value, threads, where))} |"
                     for key, value in finding["evidence"].items()]
             out.append("")
     return out
@@ -147,6 +204,15 @@ def _actions(doc: dict[str, Any]) -> list[str]:
         command = action["command"] + (f" (by {action['by']})" if action.get("by") else "")
         out.append(f"| {hms(action['at'])} | {md(command)} | "
                    f"{md(action['thread'] or '')} | {md(server)} | {md(then)} |")
+    return [*out, ""]
+
+
+def _appendix(doc: dict[str, Any], threads: Threads) -> list[str]:
+    """The one place the raw ids are: each thread the report names, and its id on the wire."""
+    out = ["## Appendix: thread ids", "", "| Thread | Id |", "|---|---|"]
+    for row in _lineage_rows(doc):
+        out.append(f"| {md(name_for(row['id'], threads, doc['thread']['id']))} | "
+                   f"{code(row['id'])} |")
     return [*out, ""]
 
 
