@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from t3tui.model.labels import one_line, short_id
+from t3tui.model.labels import ELLIPSIS, one_line, short_id
 from t3tui.model.taskids import CHILD_PREFIX, TASK_PREFIX
 
 # a task or delegated-child id, optionally qualified by an environment name (`laptop:`)
@@ -64,15 +64,20 @@ def _env(context_id: str | None) -> str | None:
     return head if sep and head not in ("thread", "node") else None
 
 
+def _row(child: str, view: Threads | None, context_id: str | None) -> Titled | None:
+    if view is None:
+        return None
+    row = view.row(child)
+    env = _env(context_id)
+    if row is None and env is not None and not child.startswith(f"{env}:"):
+        row = view.row(f"{env}:{child}")
+    return row
+
+
 def name_for(wire_id: str, view: Threads | None, context_id: str | None = None) -> str:
     """`“Title” (short-id)` for a thread the view knows, else the short id alone."""
     child = child_of(wire_id.rstrip("."))
-    row = None
-    if view is not None:
-        row = view.row(child)
-        env = _env(context_id)
-        if row is None and env is not None and not child.startswith(f"{env}:"):
-            row = view.row(f"{env}:{child}")
+    row = _row(child, view, context_id)
     short = display_id(child)
     if row is None or not row.title:
         return short
@@ -96,6 +101,9 @@ def humanize(text: str, view: Threads | None, context_id: str | None = None) -> 
     def name(match: re.Match[str]) -> str:
         token = match.group(0)
         stripped = token.rstrip(".")
+        if (text.startswith(ELLIPSIS, match.end())
+                and _row(child_of(stripped), view, context_id) is None):
+            return ""  # an id cut short with its text: half an id names nothing
         return name_for(stripped, view, context_id) + token[len(stripped):]
 
     return _WIRE_ID.sub(name, text)
