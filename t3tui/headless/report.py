@@ -101,7 +101,8 @@ def open_run(path: str, source: dict[str, Any] | None = None) -> TriageRun:
 async def live_document(args: argparse.Namespace) -> dict[str, Any]:
     """Connect, synchronize, and report from what that session received (snapshots: the
     timeline then rests on the server's own timestamps)."""
-    target = resolve_target(getattr(args, "url", None), getattr(args, "token", None))
+    target = resolve_target(getattr(args, "url", None), getattr(args, "token", None),
+                            token_file=getattr(args, "token_file", None))
     recording = await snapshot_recording(target, args.connect_timeout)
     run = TriageRun(recording, DetectorConfig(), {"kind": "live", "url": target.base_url})
     # the provider records of the threads that session saw, read once, for every replay

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from t3tui.backend.testing import running_backend
 from t3tui.client.recording import read_recording
 from t3tui.client.triage import TriageRun
 from t3tui.model.report import build_report
@@ -126,3 +127,16 @@ def test_agent_text_cannot_break_the_markdown(tmp_path: Path) -> None:
     block = markdown.split("## Timeline (UTC)\n\n")[1].split("\n## ")[0].splitlines()
     fence = block[0].removesuffix("text")
     assert block[-1] == fence and not any(line.startswith(fence) for line in block[1:-1])
+
+
+async def test_report_from_a_live_server_takes_its_token_from_a_file(tmp_path: Path) -> None:
+    # --token-file is how the README says to keep a token out of `ps`; report took only --token
+    async with running_backend(scenario="settle-unsubscribe") as backend:
+        token = tmp_path / "token"
+        token.write_text(backend.token + "\n")
+        token.chmod(0o600)
+        result = await cli("report", "--url", backend.url, "--token-file", str(token), "--json",
+                           "thread-parent")
+    assert result.code == 0, result.err
+    assert result.json()["thread"]["id"] == "thread-parent"
+    assert backend.token not in result.out + result.err
