@@ -105,6 +105,19 @@ class PoliciesMixin(_Base):
         if where is not None:  # a `watch --act` elsewhere leaves it alone too
             note_acted(*where, status.started)
 
+    def _note_policy(self, decision: Decision) -> None:
+        """Into the recording of the thread's own server, under that server's thread id (with
+        several environments, each has its own recording)."""
+        source, thread_id = self.source, decision.thread_id
+        envs = getattr(self.source, "environments", None)
+        if envs:
+            name, _, thread_id = thread_id.partition(":")
+            env = next((e for e in envs if e.name == name), None)
+            source = env.source if env is not None else None
+        recorder = getattr(source, "recorder", None)
+        if recorder is not None:
+            recorder.note("policy", {**decision.record(), "threadId": thread_id})
+
     def _server_of(self, thread_id: str) -> tuple[str, str] | None:
         """(server URL, the server's own thread id) of a thread shown here."""
         envs = getattr(self.source, "environments", None)
@@ -116,9 +129,7 @@ class PoliciesMixin(_Base):
         return (url, thread_id) if isinstance(url, str) else None
 
     def _policy_decided(self, decision: Decision) -> None:
-        recorder = getattr(self.source, "recorder", None)
-        if recorder is not None:
-            recorder.note("policy", decision.record())
+        self._note_policy(decision)
         phase = PHASE.get(decision.result, "failed") if decision.verdict != "act" else \
             ("pending" if not decision.done else "ok" if decision.result == "ok" else "failed")
         text = decision.line().split(": ", 1)[1]
