@@ -11,7 +11,7 @@ Never on a replay, recorded frames or a post-mortem.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from t3tui.client.state import Live
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
+FILE_EVERY = timedelta(seconds=1)  # the policy file is looked at (one stat) at most this often
 PHASE = {"ok": "ok", "dry-run": "ok", "skip": "unknown", "pending": "pending"}
 
 
@@ -35,6 +36,7 @@ class PoliciesMixin(_Base):
     policy_engine: Engine | None = None
     policy_file: PolicyFile | None = None
     policy_threads_of_autopilot: frozenset[str] = frozenset()
+    _policy_file_checked: datetime | None = None
 
     def enable_policies(self, policies: PolicySet, *, on: bool = False, dry_run: bool = False,
                         watched: PolicyFile | None = None) -> None:
@@ -75,7 +77,11 @@ class PoliciesMixin(_Base):
         engine = self.policy_engine
         if engine is None:
             return
-        if self.policy_file is not None and (change := self.policy_file.check()) is not None:
+        due = self._policy_file_checked is None or now - self._policy_file_checked >= FILE_EVERY
+        if due and self.policy_file is not None:
+            self._policy_file_checked = now
+        if due and self.policy_file is not None and \
+                (change := self.policy_file.check()) is not None:
             if change.policies is not None:
                 engine.policies = change.policies
             if engine.switch.on or change.on is False:
