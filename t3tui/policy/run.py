@@ -175,7 +175,8 @@ async def execute(port: Port, decision: Decision, policy: Policy, *, clock: Cloc
                                      clock=clock, timeout=timeout)
             except Exception as exc:  # a read that lost its socket: journaled, never raised
                 outcome = Outcome("unknown", f"outcome unknown: {type(exc).__name__}: {exc}")
-            kind = "dry-run" if dry and outcome.kind != "unavailable" else outcome.kind
+            planned = dry and (outcome.kind != "unavailable" or bool(keeping.sent))
+            kind = "dry-run" if planned else outcome.kind
             text = outcome.text if not dry else ("would send" if keeping.sent else outcome.text)
             step = Step(action, kind, text, tuple(keeping.sent))
         steps.append(step)

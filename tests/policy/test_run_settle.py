@@ -25,9 +25,11 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-async def settle_by_policy(port, thread: str) -> Decision:  # type: ignore[no-untyped-def]
+async def settle_by_policy(port, thread: str, policy: str = POLICY,  # type: ignore[no-untyped-def]
+                           dry_run: bool = False) -> Decision:
     said: list[Decision] = []
-    engine = Engine(parse_text(POLICY, "p"), clock=now, emit=said.append, timeout=10)
+    engine = Engine(parse_text(policy, "p"), clock=now, emit=said.append, timeout=10,
+                    dry_run=dry_run)
     start = now()
     engine.start(start)
     row = port.supervisor.row(thread, now())
@@ -62,3 +64,20 @@ async def test_a_thread_with_nothing_below_it_is_settled_and_confirmed() -> None
         [step] = done.steps
         assert (step.outcome, [c["type"] for c in step.sent]) == ("ok", ["thread.settle"]), step
         assert backend.engine.shell_row(thread).settled_override == "settled"
+
+
+async def test_a_dry_run_check_in_is_planned_not_sent() -> None:
+    async with running_backend() as backend, port_on(backend) as port:
+        thread = await launch(backend, "Hang")
+        await wait_until(lambda: active_run(backend, thread), timeout=15)
+        await port.wait_until(lambda: (r := port.supervisor.row(thread, now()))
+                              and r.active_run_id, 15)
+        policy = '[[policy]]\nwhen = "no-progress"\nafter = "1s"\ndo = ["checkin", "interrupt"]\n'
+        done = await settle_by_policy(port, thread, policy, dry_run=True)
+        assert [(s.action, s.outcome) for s in done.steps] == [("checkin", "dry-run"),
+                                                               ("interrupt", "dry-run")]
+        assert [c["type"] for s in done.steps for c in s.sent] == ["message.dispatch",
+                                                                   "run.interrupt"]
+        assert active_run(backend, thread) is not None
+        texts = [m["text"] for m in backend.engine.projection_wire(thread)["messages"]]
+        assert texts == ["Hang"]  # nothing was sent
