@@ -35,6 +35,7 @@ from t3tui.client.secret import Secret, Target
 from t3tui.model import Supervisor
 from t3tui.protocol.stream import decode_shell_item
 from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.render import Renderer
 from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.thread_tree import ThreadTree
 
@@ -216,9 +217,9 @@ async def measure(load_threads: int, rate: float, seconds: float, tree_threads: 
     frame = f'{{"_tag":"Chunk","requestId":"2","values":[{snapshot}]}}'
     watch = PaintWatch()
     restore = watch.install()
-    timed = Timed({"full refresh_view": (SupervisorApp, "refresh_view"),
+    timed = Timed({"full refresh_view": (Renderer, "refresh_view"),
                    "view(now)": (Supervisor, "view"), "tree.sync": (ThreadTree, "sync"),
-                   "_patch (changed rows)": (SupervisorApp, "_patch"),
+                   "patch (changed rows)": (Renderer, "patch"),
                    "changed_rows(now)": (Supervisor, "changed_rows"),
                    "row(id, now)": (Supervisor, "row")})
     await asyncio.gather(load.start(), tree.start())

@@ -14,16 +14,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "t3tui"
 MAX_LINES = 400
 
-# TEMPORARY, and only this one: `SupervisorApp` is assembled from mixins (render, actions,
-# triage_actions, tree_actions), each importing the app back under TYPE_CHECKING for the type
-# of `self`. It goes when the app is restructured into composition (issue 22); a Protocol of
-# what the mixins use from `self` would name some 90 members and be checked by nothing. The
-# entry must match the circle exactly: when the circle changes or goes, the test says so and
-# this entry is to be changed or deleted, never widened to something else.
-ALLOWED_CIRCLES = [
-    ["t3tui.tui.app.actions", "t3tui.tui.app.app", "t3tui.tui.app.policies", "t3tui.tui.app.render",
-     "t3tui.tui.app.tree_actions", "t3tui.tui.app.triage_actions"],
-]
+ALLOWED_CIRCLES: list[list[str]] = []
 
 
 def _modules(root: Path) -> dict[str, Path]:

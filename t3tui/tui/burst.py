@@ -35,8 +35,8 @@ def burst_changes(at: datetime) -> list[Change]:
 def raise_burst(app: object, at: datetime) -> None:
     """What the app shows after one batch of news and three action outcomes."""
     found = notices(burst_changes(at), events=EVENTS, quiet={}, now=at)
-    app._pending_notices = found  # type: ignore[attr-defined]
-    app._flush_notices()  # type: ignore[attr-defined]
+    app.renderer.pending_notices = found  # type: ignore[attr-defined]
+    app.renderer.flush_notices()  # type: ignore[attr-defined]
     for _ in range(2):  # the same outcome twice: one toast, counted
         app.notify("no “PONG” before the deadline: unanswered",  # type: ignore[attr-defined]
                    title="check-in · Ready check", severity="warning", markup=False)

@@ -359,7 +359,7 @@ async def test_stream_changes_patch_rows_in_place_without_a_full_view() -> None:
                 started=290, updated=290)
         await until(lambda: bool(re.search(r"running +10s", str(node.label))), what="the row patched")
         assert app.view.counts["running"] == running + 1
-        assert f"{running + 1} running" in app._title
+        assert f"{running + 1} running" in app.renderer._title
         scratch(99991, status="completed", run="run-s2", requested=290, started=290,
                 completed=295, updated=295)
         await until(lambda: app.view.row("thread-scratch").state != "running")
@@ -499,7 +499,7 @@ async def test_the_bell_rings_only_when_the_terminal_may_be_unseen() -> None:
         await pilot.pause()
         await finish_scratch(99990, "run-s2")
         await until(lambda: len(app.sent_notices) == 1, what="the finished notice")
-        await until(lambda: not app._pending_notices, timeout=5, what="the notice flushed")
+        await until(lambda: not app.renderer.pending_notices, timeout=5, what="the notice flushed")
         assert app.bells == 0
         # the user switched away: the next transition rings
         app.post_message(events.AppBlur())

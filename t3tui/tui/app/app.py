@@ -5,6 +5,10 @@ The app owns no socket. Network work runs in workers that only post typed messag
 through `render.py`: stream changes, coalesced per frame, patch only the rows they changed;
 a full view runs on a connection change, when the tree changed shape, and once a tick,
 throttled, so keys never wait behind a refresh backlog.
+
+The app composes: each concern is a controller it holds (`renderer`, `actions`,
+`tree_actions`, `triage`, `policies`), which reaches the app only through `port.AppPort`
+and never imports this module. Key bindings' `action_*` methods are one-line delegations.
 """
 
 from __future__ import annotations
@@ -13,46 +17,49 @@ import asyncio
 import contextlib
 import signal
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
-from rich.text import Text
-from textual import events, on, work
+from textual import events, on
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Footer, Header, Input
 
-from t3tui.client.errors import FatalError, describe
 from t3tui.client.outcome import new_command_id
 from t3tui.client.state import Connecting, ConnectionState, Failed
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.tui.app.actions import ActionsMixin
+from t3tui.policy import PolicySet
+from t3tui.policy.engine import Engine
+from t3tui.tui.app.actions import Actions
+from t3tui.tui.app.autopilot import STORY_LINGER_S
 from t3tui.tui.app.config import TuiConfig
+from t3tui.tui.app.feeds import Feeds
+from t3tui.tui.app.filtering import Filtering
 from t3tui.tui.app.keyroute import TypingApp
 from t3tui.tui.app.keys import ACTIONS, bindings
 from t3tui.tui.app.messages import (
     ActionStatus,
     ActionUpdate,
     ConnectionChanged,
+    SettleChecked,
     SourceEnded,
     StreamChanged,
 )
-from t3tui.tui.app.policies import PoliciesMixin
+from t3tui.tui.app.policies import Policies
 from t3tui.tui.app.quitting import QuitMixin
-from t3tui.tui.app.render import NARROW, RenderMixin
+from t3tui.tui.app.render import NARROW, Renderer
 from t3tui.tui.app.toasts import ToastsMixin
-from t3tui.tui.app.tree_actions import TreeActionsMixin
-from t3tui.tui.app.triage_actions import TriageMixin
+from t3tui.tui.app.tree_actions import TreeActions
+from t3tui.tui.app.triage_actions import ReportReady, Triage
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.sources.source import Source
-from t3tui.tui.view.filters import FilterError, RowFilter, parse_filter
+from t3tui.tui.view.filters import RowFilter
 from t3tui.tui.view.labels import display_text
-from t3tui.tui.view.liveview import Throttle
 from t3tui.tui.view.notify import Notice
 from t3tui.tui.widgets.env_tree import EnvThreadTree
 from t3tui.tui.widgets.filter_line import FilterInput
@@ -61,18 +68,24 @@ from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
 from t3tui.tui.widgets.replay_bar import ReplayBar
 from t3tui.tui.widgets.thread_tree import ThreadTree, TreeHeader
 
-# Quiet time after the user's own interrupt: its consequences are not news.
-OWN_ACTION_QUIET = timedelta(seconds=60)
 SHORT = 32  # rows below which the timeline starts hidden (t shows it)
-FULL_GAP = 4.0  # a full view waits 4x its own cost after the last: <= 1/5 of the loop
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class SupervisorApp(QuitMixin, ToastsMixin, RenderMixin, TriageMixin, ActionsMixin,
-                    TreeActionsMixin, PoliciesMixin, TypingApp):
+def _to(controller: str, method: str) -> Callable[[SupervisorApp], None]:
+    """A key's `action_*`: the controller's method, by name."""
+
+    def action(self: SupervisorApp) -> None:
+        getattr(getattr(self, controller), method)()
+
+    action.__name__ = method
+    return action
+
+
+class SupervisorApp(QuitMixin, ToastsMixin, TypingApp):
     """`SupervisorApp(source, config=..., clock=..., new_id=...)`; see the module docstring."""
 
     CSS_PATH = "styles.tcss"
@@ -103,21 +116,9 @@ class SupervisorApp(QuitMixin, ToastsMixin, RenderMixin, TriageMixin, ActionsMix
         self.row_filter = RowFilter()
         self.statuses: dict[str, dict[str, ActionStatus]] = {}
         self.sent_notices: list[Notice] = []
-        self._pending_notices: list[Notice] = []
-        self._synced_view: SupervisorView | None = None
-        self._quiet: dict[str, datetime] = {}
-        self._last_live: datetime | None = None
-        self._env_last_live: dict[str, datetime] = {}
-        self._gates: tuple[bool | None, ...] = ()
-        self._title = ""
+        self.last_live: datetime | None = None
         self._startup_warning = ""
-        self._throttle = Throttle(FULL_GAP)
-        self._row_index: dict[str, int] | None = None  # places in the view (render.py)
-        self._full_wanted = False
-        self._tick_due = False
-        self._frame_timer: Timer | None = None
-        self._frame_at: float | None = None
-        self._last_frame = float("-inf")
+        self.report_dir = Path(".")  # triage reports are written here (the working directory)
         self._timeline_choice: bool | None = None  # the user's `t`; None: by terminal height
         self.raw_ids = False  # `v`: raw wire ids and key=value evidence instead of names
         # the embedded demo plays seed 004 by itself (autopilot.py); what it did, for the
@@ -125,6 +126,14 @@ class SupervisorApp(QuitMixin, ToastsMixin, RenderMixin, TriageMixin, ActionsMix
         self.autopilot = autopilot
         self.autopilot_done: set[str] = set()
         self.demo_note = self.demo_short = ""
+        self.demo_linger_s = STORY_LINGER_S  # the demo's last note, once its story is told
+        self.renderer = Renderer(self)
+        self.feeds = Feeds(self)
+        self.actions = Actions(self)
+        self.filtering = Filtering(self)
+        self.tree_actions = TreeActions(self)
+        self.triage = Triage(self)
+        self.policies = Policies(self)
         if self.config.theme in self.available_themes:
             self.theme = self.config.theme
         else:
@@ -181,25 +190,21 @@ class SupervisorApp(QuitMixin, ToastsMixin, RenderMixin, TriageMixin, ActionsMix
                         markup=False)
         self._fit(self.size.width, self.size.height)
         self.tree.focus()
-        self.run_source()
-        self.watch_connection()
-        if getattr(self.source, "env_states", None) is not None:
-            self.watch_environments()
-        self.watch_stream()
+        self.feeds.start()
         if self.tick:
-            self.set_interval(self.tick, self._on_tick, name="tick")
-        self.watch(self.tree, "scroll_y", self._on_scroll, init=False)
-        self.refresh_view()
+            self.set_interval(self.tick, self.renderer.on_tick, name="tick")
+        self.watch(self.tree, "scroll_y", self.renderer.on_scroll, init=False)
+        self.renderer.refresh_view()
 
     def notify(self, message: str, *, title: str = "", **options: Any) -> None:
         """Every toast: agent and server text without terminal escapes."""
         super().notify(display_text(message), title=display_text(title, one_line=True), **options)
 
     def on_app_focus(self, _event: events.AppFocus) -> None:
-        self._focus_reported, self._terminal_focused = True, True
+        self.renderer.terminal_focus(True)
 
     def on_app_blur(self, _event: events.AppBlur) -> None:
-        self._focus_reported, self._terminal_focused = True, False
+        self.renderer.terminal_focus(False)
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
@@ -219,76 +224,45 @@ class SupervisorApp(QuitMixin, ToastsMixin, RenderMixin, TriageMixin, ActionsMix
     async def on_unmount(self) -> None:
         await self.source.stop()
 
-    # -- workers: they only post messages --
-
-    @work(exclusive=True, group="source", exit_on_error=False)
-    async def run_source(self) -> None:
-        try:
-            await self.source.run()
-        except asyncio.CancelledError:
-            raise
-        except FatalError as exc:  # a refused token: exit 2 with one line (quitting.py)
-            self.failed_for_good(describe(exc))
-        except Exception as exc:  # every failure becomes a banner, never a traceback
-            self.post_message(SourceEnded(describe(exc)))
-
-    @work(exclusive=True, group="connection", exit_on_error=False)
-    async def watch_connection(self) -> None:
-        async for state in self.source.state.changes():
-            self.post_message(ConnectionChanged(state))
-
-    @work(exclusive=True, group="environments", exit_on_error=False)
-    async def watch_environments(self) -> None:
-        """With several environments: redraw when any one's state changes (the overall
-        state may stay the same, e.g. live while one of them drops)."""
-        async for _states in self.source.env_states.changes():  # type: ignore[attr-defined]
-            self.post_message(ConnectionChanged(self.source.state.value))
-
-    @work(exclusive=True, group="stream", exit_on_error=False)
-    async def watch_stream(self) -> None:
-        wake = asyncio.Event()
-        stop = self.source.on_update(lambda _update: wake.set())
-        try:
-            while True:
-                await wake.wait()
-                wake.clear()
-                self.post_message(StreamChanged())
-        finally:
-            stop()
-
     # -- handlers --
 
     def on_stream_changed(self, _message: StreamChanged) -> None:
         if self.replaying:
             # the replay clock moved: time alone can change any row (dwells, deadlines)
-            self._want_full()
+            self.renderer.want_full()
             return
-        self._schedule()
+        self.renderer.schedule()
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         self.conn = message.state
-        self.refresh_view()
+        self.renderer.refresh_view()
 
     def on_source_ended(self, message: SourceEnded) -> None:
         if not isinstance(self.conn, Failed):
             self.conn = Failed(message.reason)
-        self.refresh_view()
+        self.renderer.refresh_view()
 
     def on_action_update(self, message: ActionUpdate) -> None:
         status = message.status
         self.statuses.setdefault(status.thread_id, {})[status.kind] = status
         if status.phase == "pending":
-            self.policy_user_acted(status)
+            self.policies.user_acted(status)
         if status.done:
             severity = {"ok": "information", "failed": "error"}.get(status.phase, "warning")
             # server and agent text: never markup
-            self.notify(status.text, title=f"{status.name} · {self._title_of(status.thread_id)}",
+            self.notify(status.text, title=f"{status.name} · {self.title_of(status.thread_id)}",
                         severity=severity, markup=False)  # type: ignore[arg-type]
-        self._patch([status.thread_id])
+        self.renderer.patch([status.thread_id])
+
+    def on_settle_checked(self, message: SettleChecked) -> None:
+        self.actions.settle_checked(message)
+
+    def on_report_ready(self, message: ReportReady) -> None:
+        self.triage.report_ready(message)
 
     @on(ThreadTree.NodeHighlighted)
     def _selection_moved(self) -> None:
-        self._patch(self._selected())
+        self.renderer.patch(self.renderer.selected())
         self.place_toasts()
 
     @on(ThreadTree.OpenRequested)
@@ -297,38 +271,7 @@ class SupervisorApp(QuitMixin, ToastsMixin, RenderMixin, TriageMixin, ActionsMix
 
     @on(Input.Changed, "#filter")
     def _filter_typed(self, event: Input.Changed) -> None:
-        try:
-            self.row_filter = parse_filter(event.value, problems_only=self.row_filter.problems_only)
-            event.input.remove_class("-invalid")
-            event.input.tooltip = None
-        except FilterError as exc:
-            # Marked, not announced: "state:" is on the way to "state:idle" (enter says why);
-            # meanwhile the rest of the line filters, never the text "state"
-            event.input.add_class("-invalid")
-            event.input.tooltip = Text(str(exc))
-            self.row_filter = parse_filter(event.value, strict=False,
-                                           problems_only=self.row_filter.problems_only)
-        self.redraw()
-
-    def action_apply_filter(self) -> None:
-        box = self.main_screen.query_one("#filter", Input)
-        try:
-            # the text as it stands: its Changed message may not have been handled yet
-            self.row_filter = parse_filter(box.value,
-                                           problems_only=self.row_filter.problems_only)
-        except FilterError as exc:
-            self.notify(str(exc), title="filter", severity="warning", markup=False)
-            return
-        if not box.value.strip():
-            box.add_class("-hidden")
-        tree = self.tree
-        self.stop_typing(tree)
-        # Land on the first row that matches, not on an ancestor kept for context.
-        first = next((r for r in self.view.rows if self.row_filter.matches(r)), None) \
-            if self.view and self.row_filter.active else None
-        if first is not None:
-            tree.select_thread(first.id)
-        self.redraw()
+        self.filtering.typed(event)
 
     # -- from the model to the screen --
 
@@ -371,14 +314,12 @@ class SupervisorApp(QuitMixin, ToastsMixin, RenderMixin, TriageMixin, ActionsMix
                     return env.state
         return self.conn
 
-    def _title_of(self, thread_id: str) -> str:
+    def title_of(self, thread_id: str) -> str:
         row = self.view.row(thread_id) if self.view else None
         return (row.title or row.id) if row else thread_id
 
     def quiet(self, thread_ids: Iterable[str]) -> None:
-        until = self.clock() + OWN_ACTION_QUIET
-        for thread_id in thread_ids:
-            self._quiet[thread_id] = until
+        self.renderer.quiet(thread_ids)
 
     def key_for(self, binding_id: str) -> str:
         spec = next(s for s in ACTIONS if s.id == binding_id)
@@ -393,3 +334,53 @@ class SupervisorApp(QuitMixin, ToastsMixin, RenderMixin, TriageMixin, ActionsMix
             if spec.palette:
                 yield SystemCommand(spec.label, spec.help,
                                     lambda action=spec.action: self.run_from_palette(action))
+
+    # -- what the controllers answer for the app (Textual and the keys ask the app) --
+
+    @property
+    def replaying(self) -> bool:
+        return self.triage.replaying
+
+    @property
+    def policy_engine(self) -> Engine | None:
+        return self.policies.engine
+
+    def enable_policies(self, policies: PolicySet, **options: Any) -> None:
+        self.policies.enable(policies, **options)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.actions.check_action(action, parameters)
+
+    def why_not(self, action: str) -> str | None:
+        return self.actions.why_not(action)
+
+    def refused(self, action: str, reason: str) -> None:
+        self.actions.refused(action, reason)
+
+    def run_from_palette(self, action: str) -> None:
+        self.actions.run_from_palette(action)
+
+    def key_pressed(self) -> None:
+        self.renderer.key_pressed()
+
+    def refresh_view(self) -> None:
+        self.renderer.refresh_view()
+
+    action_open, action_settle = _to("actions", "open"), _to("actions", "settle")
+    action_interrupt, action_checkin = _to("actions", "interrupt"), _to("actions", "checkin")
+    action_answer, action_message = _to("actions", "answer"), _to("actions", "message")
+    action_filter, action_problems = _to("filtering", "open"), _to("filtering", "problems")
+    action_apply_filter = _to("filtering", "apply")
+    action_clear_filter = _to("filtering", "clear")
+    action_raw, action_copy_id = _to("actions", "raw"), _to("actions", "copy_id")
+    action_timeline, action_help = _to("actions", "timeline"), _to("actions", "help")
+    action_stop_tree = _to("tree_actions", "stop_tree")
+    action_forward = _to("tree_actions", "forward")
+    action_dispose = _to("tree_actions", "dispose")
+    action_acknowledge = _to("tree_actions", "acknowledge")
+    action_report = _to("triage", "report")
+    action_replay_play, action_replay_speed = _to("triage", "replay_play"), _to("triage", "replay_speed")
+    action_replay_step = _to("triage", "replay_step")
+    action_replay_finding = _to("triage", "replay_finding")
+    action_replay_seek = _to("triage", "replay_seek")
+    action_policies = _to("policies", "toggle")

@@ -12,7 +12,6 @@ Never on a replay, recorded frames or a post-mortem.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from t3tui.client.state import Live
 from t3tui.model import SupervisorView, ThreadRow
@@ -20,76 +19,75 @@ from t3tui.policy import Decision, PolicyFile, PolicySet
 from t3tui.policy.acted import ActedLog, note_acted
 from t3tui.policy.engine import Engine
 from t3tui.tui.app.messages import ActionStatus
-
-if TYPE_CHECKING:
-    from t3tui.tui.app.app import SupervisorApp
-
-    _Base = SupervisorApp
-else:
-    _Base = object
+from t3tui.tui.app.port import AppPort
 
 FILE_EVERY = timedelta(seconds=1)  # the policy file is looked at (one stat) at most this often
 PHASE = {"ok": "ok", "dry-run": "ok", "skip": "unknown", "pending": "pending"}
 
 
-class PoliciesMixin(_Base):
-    policy_engine: Engine | None = None
-    policy_file: PolicyFile | None = None
-    policy_threads_of_autopilot: frozenset[str] = frozenset()
-    _policy_file_checked: datetime | None = None
+class Policies:
+    """The app's policies (`app.policies`): the engine (None until enabled), the file it
+    watches."""
 
-    def enable_policies(self, policies: PolicySet, *, on: bool = False, dry_run: bool = False,
+    def __init__(self, app: AppPort) -> None:
+        self.app = app
+        self.engine: Engine | None = None
+        self.file: PolicyFile | None = None
+        self.threads_of_autopilot: frozenset[str] = frozenset()  # not the user's acts
+        self._file_checked: datetime | None = None
+
+    def enable(self, policies: PolicySet, *, on: bool = False, dry_run: bool = False,
                         watched: PolicyFile | None = None) -> None:
         """Before `run()`: the policies this app may switch on (a live source only)."""
-        if not hasattr(self.source, "live_sessions") or getattr(self, "replaying", False):
+        if not hasattr(self.app.source, "live_sessions") or self.app.triage.replaying:
             return
-        url = getattr(self.source, "url", None)  # one server: other processes' actions too
-        self.policy_engine = Engine(policies, clock=self.clock, emit=self._policy_decided,
+        url = getattr(self.app.source, "url", None)  # one server: other processes' actions too
+        self.engine = Engine(policies, clock=self.app.clock, emit=self._policy_decided,
                                     dry_run=dry_run, on=on,
-                                    records=getattr(self.source.supervisor, "provider_record",
+                                    records=getattr(self.app.source.supervisor, "provider_record",
                                                     None),
                                     acted_log=ActedLog(url) if isinstance(url, str) else None)
-        self.policy_file = watched
+        self.file = watched
 
     @property
-    def policies_text(self) -> str:
-        engine = self.policy_engine
+    def text(self) -> str:
+        engine = self.engine
         if engine is None or not engine.switch.on:
             return ""
         mode = ", dry run" if engine.dry_run else ""
         return f"policies on ({len(engine.policies)}{mode})"
 
-    def action_policies(self) -> None:
-        engine = self.policy_engine
+    def toggle(self) -> None:
+        engine = self.engine
         if engine is None:
-            self.notify("policies apply to a live server only (not a replay or a recording)",
+            self.app.notify("policies apply to a live server only (not a replay or a recording)",
                         title="policies", severity="warning", markup=False)
             return
-        on = engine.switch.toggle(f"key {self.key_for('policies')}")
+        on = engine.switch.toggle(f"key {self.app.key_for('policies')}")
         what = f"policies on ({len(engine.policies)}): {engine.policies.source}" if on else \
             "policies off: nothing acts by itself"
-        self.notify(what, title="policies", markup=False)
-        self._patch(self._selected())
+        self.app.notify(what, title="policies", markup=False)
+        self.app.renderer.patch(self.app.renderer.selected())
 
-    def policies_step(self, view: SupervisorView, now: datetime,
+    def step(self, view: SupervisorView, now: datetime,
                       changed: tuple[ThreadRow, ...] | None) -> None:
         """From `_show`: feed the engine what changed, then let it decide (cheap when off)."""
-        engine = self.policy_engine
+        engine = self.engine
         if engine is None:
             return
-        due = self._policy_file_checked is None or now - self._policy_file_checked >= FILE_EVERY
-        if due and self.policy_file is not None:
-            self._policy_file_checked = now
-        if due and self.policy_file is not None and \
-                (change := self.policy_file.check()) is not None:
+        due = self._file_checked is None or now - self._file_checked >= FILE_EVERY
+        if due and self.file is not None:
+            self._file_checked = now
+        if due and self.file is not None and \
+                (change := self.file.check()) is not None:
             if change.policies is not None:
                 engine.policies = change.policies
             if engine.switch.on or change.on is False:
                 engine.switch.set(change.on and engine.switch.on, change.text)
-            self.notify(change.text, title="policies", markup=False)
+            self.app.notify(change.text, title="policies", markup=False)
         if not engine.switch.on:
             return
-        live = isinstance(self.conn, Live)
+        live = isinstance(self.app.conn, Live)
         if live and view.synchronized and engine.occurrences.watching_since is None:
             engine.start(now)
         if changed is None:
@@ -97,16 +95,16 @@ class PoliciesMixin(_Base):
             engine.forget_except(view.by_id)
         else:
             engine.rows_changed({r.id: r for r in changed})
-        supervisor = self.source.supervisor
-        engine.tick(self.source, now, live=live, synchronized=view.synchronized,  # type: ignore[arg-type]
+        supervisor = self.app.source.supervisor
+        engine.tick(self.app.source, now, live=live, synchronized=view.synchronized,  # type: ignore[arg-type]
                     thread_synced=supervisor.thread_synchronized)
 
-    def policy_user_acted(self, status: ActionStatus) -> None:
+    def user_acted(self, status: ActionStatus) -> None:
         """A key of the user's (not the demo's autopilot) acted on this thread."""
-        if status.thread_id in self.policy_threads_of_autopilot:
+        if status.thread_id in self.threads_of_autopilot:
             return
-        if self.policy_engine is not None:
-            self.policy_engine.acted(status.thread_id, status.started)
+        if self.engine is not None:
+            self.engine.acted(status.thread_id, status.started)
         where = self._server_of(status.thread_id)
         if where is not None:  # a `watch --act` elsewhere leaves it alone too
             note_acted(*where, status.started)
@@ -114,8 +112,8 @@ class PoliciesMixin(_Base):
     def _note_policy(self, decision: Decision) -> None:
         """Into the recording of the thread's own server, under that server's thread id (with
         several environments, each has its own recording)."""
-        source, thread_id = self.source, decision.thread_id
-        envs = getattr(self.source, "environments", None)
+        source, thread_id = self.app.source, decision.thread_id
+        envs = getattr(self.app.source, "environments", None)
         if envs:
             name, _, thread_id = thread_id.partition(":")
             env = next((e for e in envs if e.name == name), None)
@@ -126,12 +124,12 @@ class PoliciesMixin(_Base):
 
     def _server_of(self, thread_id: str) -> tuple[str, str] | None:
         """(server URL, the server's own thread id) of a thread shown here."""
-        envs = getattr(self.source, "environments", None)
+        envs = getattr(self.app.source, "environments", None)
         if envs:
             name, _, raw = thread_id.partition(":")
             env = next((e for e in envs if e.name == name), None)
             return (env.url, raw) if env is not None else None
-        url = getattr(self.source, "url", None)
+        url = getattr(self.app.source, "url", None)
         return (url, thread_id) if isinstance(url, str) else None
 
     def _policy_decided(self, decision: Decision) -> None:
@@ -141,11 +139,11 @@ class PoliciesMixin(_Base):
         text = decision.line().split(": ", 1)[1]
         status = ActionStatus(decision.thread_id, f"policy_{decision.policy}", phase, text,
                               decision.at)
-        self.statuses.setdefault(decision.thread_id, {})[status.kind] = status
+        self.app.statuses.setdefault(decision.thread_id, {})[status.kind] = status
         if decision.verdict != "skip" or decision.code in ("rate-thread", "rate-hour"):
-            self.notify(text, title=f"Policy {decision.policy} · "
-                        f"{self._title_of(decision.thread_id)}",
+            self.app.notify(text, title=f"Policy {decision.policy} · "
+                        f"{self.app.title_of(decision.thread_id)}",
                         severity="information" if phase in ("ok", "pending") else "warning",
                         markup=False)
         # decided inside `_show`: the pane is redrawn after it, not from within it
-        self.call_later(self._patch, [decision.thread_id])
+        self.app.call_later(self.app.renderer.patch, [decision.thread_id])

@@ -32,7 +32,7 @@ class QuitMixin:
         for per_thread in self.statuses.values():  # type: ignore[attr-defined]
             for status in per_thread.values():
                 if status.kind in STOPS and not status.done:
-                    out.append((status.name, self._title_of(status.thread_id)))  # type: ignore[attr-defined]
+                    out.append((status.name, self.title_of(status.thread_id)))  # type: ignore[attr-defined]
         return out
 
     def action_quit(self) -> None:
@@ -62,7 +62,7 @@ class QuitMixin:
     def failed_for_good(self, reason: str) -> None:
         """The source gave up (FatalError): end now if nothing was ever live, else a banner."""
         self.fatal = reason
-        if self._last_live is None:  # type: ignore[attr-defined]
+        if self.last_live is None:  # type: ignore[attr-defined]
             self.exit(return_code=EXIT_FATAL)  # type: ignore[attr-defined]
             return
         self.post_message(SourceEnded(reason))  # type: ignore[attr-defined]

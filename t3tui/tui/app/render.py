@@ -1,6 +1,6 @@
-"""The app's way from the model to the screen: a mixin of `SupervisorApp` (see app.py).
+"""The app's way from the model to the screen: `Renderer`, held by the app as `app.renderer`.
 
-Two paths, one `_show()`. `_patch()`, at most once a frame (`FRAME_S`), swaps the rows that
+Two paths, one `_show()`. `patch()`, at most once a frame (`FRAME_S`), swaps the rows that
 changed (`Supervisor.changed_rows`: rows whose facts changed, rows time changed, parents whose
 children's states changed) into the last view and redraws those rows in place: O(rows
 changed), so a key press never waits behind it. Once a tick (and when the tree scrolls) the
@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from datetime import datetime
-from typing import TYPE_CHECKING
+from datetime import datetime, timedelta
 
 from textual.css.query import NoMatches
+from textual.timer import Timer
 
 from t3tui.client.state import Live
 from t3tui.model import SupervisorView, ThreadRow, changes
-from t3tui.tui.app.autopilot import STORY_LINGER_S, next_step, story_told
+from t3tui.tui.app.autopilot import next_step, story_told
 from t3tui.tui.app.keys import ACTIONS
+from t3tui.tui.app.port import AppPort
 from t3tui.tui.app.terminal import set_terminal_title
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.view.env_render import (
@@ -36,35 +37,61 @@ from t3tui.tui.view.env_render import (
 )
 from t3tui.tui.view.filters import visible_ids
 from t3tui.tui.view.labels import counts_text
-from t3tui.tui.view.liveview import changes_among, patch_view, row_index
-from t3tui.tui.view.notify import grouped, notices
+from t3tui.tui.view.liveview import Throttle, changes_among, patch_view, row_index
+from t3tui.tui.view.notify import Notice, grouped, notices
 from t3tui.tui.widgets.env_tree import EnvThreadTree, env_of
 from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
 from t3tui.tui.widgets.thread_tree import ThreadTree
-
-if TYPE_CHECKING:
-    from t3tui.tui.app.app import SupervisorApp
-
-    _Base = SupervisorApp
-else:
-    _Base = object
 
 NARROW = 100  # columns below which the tree takes more of the width
 NOTICE_BATCH_S = 1.5
 FRAME_S = 1 / 30  # stream changes reach the screen at most this often, coalesced
 PATCH_MAX = 200  # more changed rows than this (and than a quarter of all): a full view instead
+FULL_GAP = 4.0  # a full view waits 4x its own cost after the last: <= 1/5 of the loop
+# Quiet time after the user's own interrupt: its consequences are not news.
+OWN_ACTION_QUIET = timedelta(seconds=60)
 
 
-class RenderMixin(_Base):
-    """Rendering methods of `SupervisorApp` (see the module docstring)."""
+class Renderer:
+    """The model to the screen (see the module docstring), and the notices of what changed:
+    the frame schedule, the last full view's places, the title, the gates, the toasts and
+    bell of transitions."""
 
-    demo_linger_s: float = STORY_LINGER_S  # the demo's last note, once its story is told
-    _demo_told_at: datetime | None = None
-    _kept_filter: object = None  # the filter of the last sync (see `visible_ids`'s `keep`)
+    def __init__(self, app: AppPort) -> None:
+        self.app = app
+        self._throttle = Throttle(FULL_GAP)
+        self._row_index: dict[str, int] | None = None  # places in the view
+        self._full_wanted = False
+        self._tick_due = False
+        self._frame_timer: Timer | None = None
+        self._frame_at: float | None = None
+        self._last_frame = float("-inf")
+        self._title = ""
+        self._gates: tuple[bool | None, ...] = ()
+        self._env_last_live: dict[str, datetime] = {}
+        self._synced_view: SupervisorView | None = None
+        self._quiet: dict[str, datetime] = {}
+        self.pending_notices: list[Notice] = []
+        self._demo_told_at: datetime | None = None
+        self._kept_filter: object = None  # the filter of the last sync (see `visible_ids`'s `keep`)
+        # The bell is for a user looking elsewhere (user-needs: notify only when unfocused). A
+        # terminal that reports focus tells us when that is; without reports we cannot know,
+        # so we ring. The app's focus handlers tell `terminal_focus`.
+        self._focus_reported = False
+        self._terminal_focused = True
+
+    def terminal_focus(self, focused: bool) -> None:
+        self._focus_reported, self._terminal_focused = True, focused
+
+    def quiet(self, thread_ids: Iterable[str]) -> None:
+        """The user's own stop: its consequences on these threads are not news for a while."""
+        until = self.app.clock() + OWN_ACTION_QUIET
+        for thread_id in thread_ids:
+            self._quiet[thread_id] = until
 
     def _live_tree(self) -> ThreadTree | None:
         try:
-            tree = self.tree
+            tree = self.app.tree
         except (NoMatches, IndexError):
             return None  # not composed yet, or already torn down at exit
         if not tree.is_attached:
@@ -72,17 +99,17 @@ class RenderMixin(_Base):
         try:
             # at exit the screen is torn down piecewise: the tree (nested in its box) can
             # outlive the panes that `_show` fills
-            self.main_screen.query_one(TimelineView)
+            self.app.main_screen.query_one(TimelineView)
         except NoMatches:
             return None
         return tree
 
-    def _selected(self) -> list[str]:
+    def selected(self) -> list[str]:
         tree = self._live_tree()
         selected = tree.selected_id if tree is not None else None
         return [selected] if selected else []
 
-    def _schedule(self, delay: float | None = None) -> None:
+    def schedule(self, delay: float | None = None) -> None:
         """One frame for everything that arrived: at most one `_frame` per FRAME_S."""
         now = time.monotonic()
         if delay is None:
@@ -92,21 +119,21 @@ class RenderMixin(_Base):
         if self._frame_timer is not None:
             self._frame_timer.stop()
         self._frame_at = now + delay
-        self._frame_timer = self.set_timer(max(delay, 0.001), self._frame, name="frame")
+        self._frame_timer = self.app.set_timer(max(delay, 0.001), self._frame, name="frame")
 
-    def _want_full(self) -> None:
+    def want_full(self) -> None:
         self._full_wanted = True
-        self._schedule(self._throttle.wait())
+        self.schedule(self._throttle.wait())
 
-    def _on_tick(self) -> None:
+    def on_tick(self) -> None:
         # time alone: the model re-derives what a dwell or deadline changed (changed_rows);
         # the rows on screen are relabelled for their ages
         self._tick_due = True
-        self._schedule(0.0)
+        self.schedule(0.0)
 
-    def _on_scroll(self, _value: object = None) -> None:
+    def on_scroll(self, _value: object = None) -> None:
         self._tick_due = True  # rows scrolled into view: their ages are read now
-        self._schedule()
+        self.schedule()
 
     def _frame(self) -> None:
         self._frame_timer = self._frame_at = None
@@ -116,11 +143,11 @@ class RenderMixin(_Base):
             self.refresh_view()
             return
         if self._full_wanted:
-            self._schedule(self._throttle.wait())
+            self.schedule(self._throttle.wait())
         # a tick that must wait for its full view still ticks the rows on screen
-        extra = self._on_screen() if self._tick_due else self._selected()
+        extra = self._on_screen() if self._tick_due else self.selected()
         self._tick_due = False
-        self._patch(extra)
+        self.patch(extra)
 
     def _on_screen(self) -> list[str]:
         tree = self._live_tree()
@@ -128,7 +155,7 @@ class RenderMixin(_Base):
             return []
         top = tree.scroll_offset.y
         nodes = (tree.get_node_at_line(y) for y in range(top, top + tree.size.height))
-        return [n.data for n in nodes if n is not None and n.data] + self._selected()
+        return [n.data for n in nodes if n is not None and n.data] + self.selected()
 
     def refresh_view(self) -> None:
         """A full view now: every row derived at the clock's time (O(threads))."""
@@ -136,8 +163,8 @@ class RenderMixin(_Base):
             return
         started = time.monotonic()
         self._full_wanted = False
-        now = self.clock()
-        supervisor = self.source.supervisor
+        now = self.app.clock()
+        supervisor = self.app.source.supervisor
         view = supervisor.view(now)
         supervisor.take_dirty()  # the full view covers them
         self._row_index = None  # the rows may have new places
@@ -146,18 +173,18 @@ class RenderMixin(_Base):
 
     def redraw(self) -> None:
         """Redraw every row of the current view (a filter changed): no rows re-derived."""
-        self._patch(self._selected(), redraw=True)
+        self.patch(self.selected(), redraw=True)
 
-    def _patch(self, extra: Iterable[str] = (), *, redraw: bool = False) -> None:
+    def patch(self, extra: Iterable[str] = (), *, redraw: bool = False) -> None:
         """Swap in the rows the stream changed, and `extra` rows, derived at the clock's time."""
         if self._live_tree() is None:
             return
-        base = self.view
+        base = self.app.view
         if base is None:
             self.refresh_view()
             return
-        supervisor = self.source.supervisor
-        now = self.clock()
+        supervisor = self.app.source.supervisor
+        now = self.app.clock()
         extra = list(extra)
         fresh = supervisor.changed_rows(now)
         if len(fresh) > max(PATCH_MAX, len(base.rows) // 4):
@@ -165,7 +192,7 @@ class RenderMixin(_Base):
             if self._throttle.wait() <= 0:
                 self.refresh_view()
                 return
-            self._want_full()  # it covers these rows; meanwhile keep to the ones asked for
+            self.want_full()  # it covers these rows; meanwhile keep to the ones asked for
             fresh = {}
         for thread_id in extra:
             if thread_id not in fresh:
@@ -174,8 +201,8 @@ class RenderMixin(_Base):
             self._row_index = row_index(base)  # once per full view: patches keep places
         patch = patch_view(base, fresh, now, self._row_index)
         if patch.reshaped or not patch.view.synchronized:
-            self._want_full()
-        flt = self.row_filter
+            self.want_full()
+        flt = self.app.row_filter
         if flt.active and any(flt.matches(r) != flt.matches(base.by_id[r.id])
                               for r in patch.changed):
             redraw = True  # a row came into the filter or left it
@@ -187,105 +214,105 @@ class RenderMixin(_Base):
               relabel: Iterable[ThreadRow] | None = None) -> None:
         """Put `view` on screen. `changed`: the only rows that differ from the last view
         (None: any may). `relabel`: the only rows whose label may need redrawing (None: all)."""
-        tree = self.tree
-        base, self.view = self.view, view
-        live = isinstance(self.conn, Live)
-        self.policies_step(view, now, changed)
+        tree = self.app.tree
+        base, self.app.view = self.app.view, view
+        live = isinstance(self.app.conn, Live)
+        self.app.policies.step(view, now, changed)
         if live:
-            self._last_live = now
+            self.app.last_live = now
         self._notify_transitions(view, now, live, base, changed)
-        screen = self.main_screen
+        screen = self.app.main_screen
         envs = self._environments(view, now)
         if envs:
             stale = all(e.state.stale for e in envs)
         else:
-            stale = self.conn.stale or not view.synchronized
+            stale = self.app.conn.stale or not view.synchronized
         if relabel is None or not tree.relabel(relabel, now, stale=stale):
             # under the same filter, the row under the cursor stays until the cursor moves; a
             # new filter shows what it matches, nothing else
-            keep = tree.selected_id if self.row_filter == self._kept_filter else None
-            self._kept_filter = self.row_filter
-            tree.sync(view, now, shown=visible_ids(view, self.row_filter, keep), stale=stale)
+            keep = tree.selected_id if self.app.row_filter == self._kept_filter else None
+            self._kept_filter = self.app.row_filter
+            tree.sync(view, now, shown=visible_ids(view, self.app.row_filter, keep), stale=stale)
         tree.set_class(stale, "-stale")
         counts = counts_text(view.counts)
-        short = counts_text(view.counts, compact=self.size.width < NARROW)
-        self.sub_title = short if view.rows else "no threads yet"
-        title = f"t3tui · {counts}" + ("" if live else f" · {self.conn.kind}")
+        short = counts_text(view.counts, compact=self.app.size.width < NARROW)
+        self.app.sub_title = short if view.rows else "no threads yet"
+        title = f"t3tui · {counts}" + ("" if live else f" · {self.app.conn.kind}")
         if title != self._title:
             self._title = title
             set_terminal_title(self, title)
         selected = tree.selected_id
         row = view.row(selected) if selected else None
-        statuses = list(self.statuses.get(row.id, {}).values()) if row else []
+        statuses = list(self.app.statuses.get(row.id, {}).values()) if row else []
         hint = None
         env = next((e for e in envs if isinstance(tree, EnvThreadTree)
                     and e.name == tree.selected_environment), None)
         if env is not None:
             hint = env_detail(env, env_counts(view).get(env.name))
-        elif self.row_filter.active and not tree.nodes:
+        elif self.app.row_filter.active and not tree.nodes:
             hint = "No thread matches the filter (0 or escape clears it)."
         elif not view.rows:
             hint = "No threads on this server yet." if live else "Nothing to show yet."
-        screen.query_one(DetailPane).show(row, view, self.source.transcripts, now, statuses,
-                                        self.key_for("answer"), hint=hint, raw=self.raw_ids,
-                                        raw_key=self.key_for("raw"),
-                                        checkin_expect=self.config.checkin_expect)
-        screen.query_one(TimelineView).show(row, view, self.source.transcripts, now)
+        screen.query_one(DetailPane).show(row, view, self.app.source.transcripts, now, statuses,
+                                        self.app.key_for("answer"), hint=hint, raw=self.app.raw_ids,
+                                        raw_key=self.app.key_for("raw"),
+                                        checkin_expect=self.app.config.checkin_expect)
+        screen.query_one(TimelineView).show(row, view, self.app.source.transcripts, now)
         shown = len(tree.nodes)
-        if self.autopilot and changed is None and live:
+        if self.app.autopilot and changed is None and live:
             self._autopilot(view)
-        screen.query_one(StatusBar).show(self.source.label, self.conn,
-                                       self.source.supervisor.cursor_shell, shown,
-                                       len(view.rows), self.row_filter.describe(),
-                                       note=self.demo_note, short_note=self.demo_short,
-                                       replay=self.replaying,
-                                       watching=watching_text(self.source.supervisor),
-                                       policies=self.policies_text)
+        screen.query_one(StatusBar).show(self.app.source.label, self.app.conn,
+                                       self.app.source.supervisor.cursor_shell, shown,
+                                       len(view.rows), self.app.row_filter.describe(),
+                                       note=self.app.demo_note, short_note=self.app.demo_short,
+                                       replay=self.app.triage.replaying,
+                                       watching=watching_text(self.app.source.supervisor),
+                                       policies=self.app.policies.text)
         if envs:
-            text, failed = env_banner(envs, self.key_for("quit"))
+            text, failed = env_banner(envs, self.app.key_for("quit"))
             screen.query_one(Banner).show_text(text, failed=failed)
         else:
-            screen.query_one(Banner).show(self.source.label, self.conn, self._last_live,
-                                          has_data=self.source.supervisor.cursor_shell is not None,
-                                          quit_key=self.key_for("quit"))
-        if isinstance(self.screen, TranscriptScreen):
-            tid = self.screen.thread_id
-            self.screen.show(view.row(tid), self.source.transcripts.get(tid), now,
-                             list(self.statuses.get(tid, {}).values()), view=view,
-                             raw=self.raw_ids)
-        self.show_replay_bar()
+            screen.query_one(Banner).show(self.app.source.label, self.app.conn, self.app.last_live,
+                                          has_data=self.app.source.supervisor.cursor_shell is not None,
+                                          quit_key=self.app.key_for("quit"))
+        if isinstance(self.app.screen, TranscriptScreen):
+            tid = self.app.screen.thread_id
+            self.app.screen.show(view.row(tid), self.app.source.transcripts.get(tid), now,
+                             list(self.app.statuses.get(tid, {}).values()), view=view,
+                             raw=self.app.raw_ids)
+        self.app.triage.show_replay_bar()
         self._refresh_gates()
 
     def key_pressed(self) -> None:
         """The user is at the keys: the demo's narration has had its say (a later step of
         its own still tells what it did)."""
-        if self.demo_note:
-            self.demo_note = self.demo_short = ""
-            self.call_after_refresh(self.refresh_view)
+        if self.app.demo_note:
+            self.app.demo_note = self.app.demo_short = ""
+            self.app.call_after_refresh(self.refresh_view)
 
     def _autopilot(self, view: SupervisorView) -> None:
         """The demo's own seed 004 steps, each once, on full views (autopilot.py)."""
-        if self.demo_note and "checkin" in self.autopilot_done and story_told(view):
-            now = self.clock()
+        if self.app.demo_note and "checkin" in self.app.autopilot_done and story_told(view):
+            now = self.app.clock()
             self._demo_told_at = self._demo_told_at or now
-            if (now - self._demo_told_at).total_seconds() >= self.demo_linger_s:
-                self.demo_note = self.demo_short = ""  # the story is told
-        step = next_step(view, frozenset(self.autopilot_done))
+            if (now - self._demo_told_at).total_seconds() >= self.app.demo_linger_s:
+                self.app.demo_note = self.app.demo_short = ""  # the story is told
+        step = next_step(view, frozenset(self.app.autopilot_done))
         if step is None:
             return
-        self.autopilot_done.add(step.kind)
-        self.policy_threads_of_autopilot |= {step.thread_id}
-        self.demo_note, self.demo_short = step.note, step.short
+        self.app.autopilot_done.add(step.kind)
+        self.app.policies.threads_of_autopilot |= {step.thread_id}
+        self.app.demo_note, self.app.demo_short = step.note, step.short
         if step.kind == "settle":
-            self.settle_now(step.thread_id)
+            self.app.actions.settle_now(step.thread_id)
         else:
-            self.checkin_now(step.thread_id)
+            self.app.actions.checkin_now(step.thread_id)
 
     def _environments(self, view: SupervisorView, now: datetime) -> list[EnvStatus]:
         """With several environments (`MultiSource`): each one's status, its tree node's
         label, and which environments' rows are dimmed. Empty with one server."""
-        tree = self.tree
-        sources = getattr(self.source, "environments", None)
+        tree = self.app.tree
+        sources = getattr(self.app.source, "environments", None)
         if not sources or not isinstance(tree, EnvThreadTree):
             return []
         envs = []
@@ -297,7 +324,7 @@ class RenderMixin(_Base):
                                   has_data=env.source.supervisor.cursor_shell is not None))
         counts = env_counts(view)
         styles = tree.row_styles()
-        compact = self.size.width < NARROW
+        compact = self.app.size.width < NARROW
         tree.set_environments(
             {e.name: env_header(e, counts.get(e.name), styles, compact=compact) for e in envs},
             stale={e.name for e in envs if e.state.stale})
@@ -317,7 +344,7 @@ class RenderMixin(_Base):
             found_changes = changes_among(previous, view, [r.id for r in changed])
         else:
             found_changes = changes(previous, view)
-        down = getattr(self.source, "down", None)
+        down = getattr(self.app.source, "down", None)
         gone = down() if down is not None else ()
         if gone:
             # An environment that is not live: its rows are not news now (its stream stopped,
@@ -325,36 +352,30 @@ class RenderMixin(_Base):
             # what changed there meanwhile is told once it is live again.
             found_changes = [c for c in found_changes if env_of(c.thread_id) not in gone]
             self._synced_view = hold_rows(previous, view, gone)
-        found = notices(found_changes, events=self.config.notify_on, quiet=self._quiet, now=now)
-        self.sent_notices.extend(found)
-        if found and not self._pending_notices:
+        found = notices(found_changes, events=self.app.config.notify_on, quiet=self._quiet, now=now)
+        self.app.sent_notices.extend(found)
+        if found and not self.pending_notices:
             # a short grace period: a burst of transitions becomes one toast per kind
-            self.set_timer(NOTICE_BATCH_S, self._flush_notices)
-        self._pending_notices.extend(found)
+            self.app.set_timer(NOTICE_BATCH_S, self.flush_notices)
+        self.pending_notices.extend(found)
 
-    def _flush_notices(self) -> None:
-        found, self._pending_notices = self._pending_notices, []
-        if self.config.toast:
+    def flush_notices(self) -> None:
+        found, self.pending_notices = self.pending_notices, []
+        if self.app.config.toast:
             for notice in grouped(found):
-                self.notify(notice.text, title=notice.event, severity=notice.severity,  # type: ignore[arg-type]
+                self.app.notify(notice.text, title=notice.event, severity=notice.severity,  # type: ignore[arg-type]
                             markup=False)
-        if found and self.config.bell and self._user_may_be_away():
-            self.bell()
-
-    # The bell is for a user looking elsewhere (user-needs: notify only when unfocused). A
-    # terminal that reports focus tells us when that is; without reports we cannot know, so
-    # we ring. The app's focus handlers set these two.
-    _focus_reported = False
-    _terminal_focused = True
+        if found and self.app.config.bell and self._user_may_be_away():
+            self.app.bell()
 
     def _user_may_be_away(self) -> bool:
         return not (self._focus_reported and self._terminal_focused)
 
     def _refresh_gates(self) -> None:
-        gates = tuple(self.check_action(spec.action, ()) for spec in ACTIONS)
+        gates = tuple(self.app.check_action(spec.action, ()) for spec in ACTIONS)
         if gates != self._gates:
             self._gates = gates
-            self.refresh_bindings()
+            self.app.refresh_bindings()
 
 
 def watching_text(supervisor: object) -> str:

@@ -1,39 +1,34 @@
 """The app's second-wave actions: stop a subtree, forward a result, dispose or acknowledge a
-pending delivery. A mixin of `SupervisorApp` next to `ActionsMixin`; every one asks first,
-then runs its action (`t3tui.actions`) in a worker."""
+pending delivery. A controller the app holds (`app.tree_actions`) next to `Actions`; every one
+asks first, then runs its action (`t3tui.actions`) in a worker through `Actions.start_flow`."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from t3tui import actions
 from t3tui.model.forwarding import forward_text
+from t3tui.tui.app.port import AppPort
 from t3tui.tui.screens.modals import Choice, ConfirmScreen
-
-if TYPE_CHECKING:
-    from t3tui.tui.app.app import SupervisorApp
-
-    _Base = SupervisorApp
-else:
-    _Base = object
 
 
 def _quoted(title: str) -> str:
     return f"“{title}”"
 
 
-class TreeActionsMixin(_Base):
-    """Action methods of `SupervisorApp` (see the module docstring)."""
+class TreeActions:
+    """The second-wave action keys (see the module docstring)."""
 
-    def action_stop_tree(self) -> None:
-        row, view = self.current_row(), self.view
+    def __init__(self, app: AppPort) -> None:
+        self.app = app
+
+    def stop_tree(self) -> None:
+        row, view = self.app.current_row(), self.app.view
         if row is None or view is None:
             return
         targets = actions.stop_targets(view, row.id)
         if not targets:
-            self.notify("nothing is running in this subtree", severity="warning", markup=False)
+            self.app.notify("nothing is running in this subtree", severity="warning", markup=False)
             return
         body = Text(f"Interrupts {len(targets)} run{'s' if len(targets) != 1 else ''}, deepest "
                     "first, each confirmed from the stream before the next:\n")
@@ -45,22 +40,22 @@ class TreeActionsMixin(_Base):
         def chosen(key: str | None) -> None:
             if key != "stop":
                 return
-            self.quiet([t.thread_id for t in targets])
-            self.start_flow(row.id, "stop_tree", lambda report: actions.stop_tree(
-                self.source, targets, report=report, clock=self.clock,
-                timeout=self._timeout(), new_id=self.new_id))
+            self.app.quiet([t.thread_id for t in targets])
+            self.app.actions.start_flow(row.id, "stop_tree", lambda report: actions.stop_tree(
+                self.app.source, targets, report=report, clock=self.app.clock,
+                timeout=self.app.actions.timeout(), new_id=self.app.new_id))
 
-        self.push_screen(ConfirmScreen(
+        self.app.push_screen(ConfirmScreen(
             f"Stop {_quoted(row.title or row.id)} and everything under it?", body,
             [Choice("stop", f"Stop {len(targets)}", "error")]), callback=chosen)
 
-    def action_forward(self) -> None:
-        row, view = self.current_row(), self.view
+    def forward(self) -> None:
+        row, view = self.app.current_row(), self.app.view
         if row is None or view is None or row.task is None:
             return
         parent = view.row(row.task.parent_thread_id)
         if parent is None:
-            self.notify("its parent is not on this server", severity="warning", markup=False)
+            self.app.notify("its parent is not on this server", severity="warning", markup=False)
             return
         text = forward_text(row)
         busy = parent.active_run_id is not None
@@ -72,15 +67,15 @@ class TreeActionsMixin(_Base):
         def chosen(key: str | None) -> None:
             if key != "send":
                 return
-            self.start_flow(parent.id, "message", lambda report: actions.forward(
-                self.source, row, text=text, report=report, clock=self.clock,
-                timeout=self._timeout(), new_id=self.new_id))
+            self.app.actions.start_flow(parent.id, "message", lambda report: actions.forward(
+                self.app.source, row, text=text, report=report, clock=self.app.clock,
+                timeout=self.app.actions.timeout(), new_id=self.app.new_id))
 
-        self.push_screen(ConfirmScreen(f"Forward {_quoted(row.title or row.id)}'s result?", body,
+        self.app.push_screen(ConfirmScreen(f"Forward {_quoted(row.title or row.id)}'s result?", body,
                                        [Choice("send", "Send")]), callback=chosen)
 
     def _delivery(self, action: str) -> None:
-        row = self.current_row()
+        row = self.app.current_row()
         if row is None or row.task is None:
             return
         if action == "dispose":
@@ -98,15 +93,15 @@ class TreeActionsMixin(_Base):
 
         def chosen(key: str | None) -> None:
             if key == action:
-                self.start_flow(row.id, action, lambda report: actions.settle_delivery(
-                    self.source, row, action, report=report, clock=self.clock,
-                    timeout=self._timeout(), new_id=self.new_id))
+                self.app.actions.start_flow(row.id, action, lambda report: actions.settle_delivery(
+                    self.app.source, row, action, report=report, clock=self.app.clock,
+                    timeout=self.app.actions.timeout(), new_id=self.app.new_id))
 
-        self.push_screen(ConfirmScreen(title, body, [Choice(action, label, "warning")]),
+        self.app.push_screen(ConfirmScreen(title, body, [Choice(action, label, "warning")]),
                          callback=chosen)
 
-    def action_dispose(self) -> None:
+    def dispose(self) -> None:
         self._delivery("dispose")
 
-    def action_acknowledge(self) -> None:
+    def acknowledge(self) -> None:
         self._delivery("acknowledge")
