@@ -6,9 +6,9 @@ through `render.py`: stream changes, coalesced per frame, patch only the rows th
 a full view runs on a connection change, when the tree changed shape, and once a tick,
 throttled, so keys never wait behind a refresh backlog.
 
-The app composes: each concern is a controller it holds (`renderer`, `actions`,
-`tree_actions`, `triage`, `policies`), which reaches the app only through `port.AppPort`
-and never imports this module. Key bindings' `action_*` methods are one-line delegations.
+The app composes: each concern is a controller it holds (`renderer`, `feeds`, `actions`,
+`filtering`, `tree_actions`, `triage`, `policies`, `quitting`), which reaches the app only
+through `port.AppPort` and never imports this module. Key bindings' `action_*` methods are one-line delegations.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from t3tui.tui.app.messages import (
     StreamChanged,
 )
 from t3tui.tui.app.policies import Policies
-from t3tui.tui.app.quitting import QuitMixin
+from t3tui.tui.app.quitting import Quitting
 from t3tui.tui.app.render import NARROW, Renderer
 from t3tui.tui.app.toasts import ToastsMixin
 from t3tui.tui.app.tree_actions import TreeActions
@@ -85,7 +85,7 @@ def _to(controller: str, method: str) -> Callable[[SupervisorApp], None]:
     return action
 
 
-class SupervisorApp(QuitMixin, ToastsMixin, TypingApp):
+class SupervisorApp(ToastsMixin, TypingApp):
     """`SupervisorApp(source, config=..., clock=..., new_id=...)`; see the module docstring."""
 
     CSS_PATH = "styles.tcss"
@@ -134,6 +134,8 @@ class SupervisorApp(QuitMixin, ToastsMixin, TypingApp):
         self.tree_actions = TreeActions(self)
         self.triage = Triage(self)
         self.policies = Policies(self)
+        self.quitting = Quitting(self)
+        self.fatal = self.quit_note = ""  # how it ended, for main.py (quitting.py)
         if self.config.theme in self.available_themes:
             self.theme = self.config.theme
         else:
@@ -384,3 +386,4 @@ class SupervisorApp(QuitMixin, ToastsMixin, TypingApp):
     action_replay_finding = _to("triage", "replay_finding")
     action_replay_seek = _to("triage", "replay_seek")
     action_policies = _to("policies", "toggle")
+    action_quit = _to("quitting", "quit")

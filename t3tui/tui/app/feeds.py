@@ -37,7 +37,7 @@ class Feeds:
         except asyncio.CancelledError:
             raise
         except FatalError as exc:  # a refused token: exit 2 with one line (quitting.py)
-            self.app.failed_for_good(describe(exc))
+            self.app.quitting.failed_for_good(describe(exc))
         except Exception as exc:  # every failure becomes a banner, never a traceback
             self.app.post_message(SourceEnded(describe(exc)))
 

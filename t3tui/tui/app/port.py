@@ -2,8 +2,9 @@
 imports the app (no import circle) and each reads on its own.
 
 The app (`app.py`) composes its controllers: `Renderer` (render.py: the model to the screen),
-`Actions` and `TreeActions` (actions.py, tree_actions.py: the keys that act on a thread),
-`Triage` (triage_actions.py: the report and the replay keys) and `Policies` (policies.py).
+`Feeds` (feeds.py: the workers on the source), `Actions`, `TreeActions` and `Filtering` (the
+keys that act on a thread, and the filter line), `Triage` (triage_actions.py: the report and
+the replay keys), `Policies` (policies.py) and `Quitting` (quitting.py).
 Each holds the state of its own concern and reaches the rest through this port: the app's
 shared state (source, view, connection, statuses, filter), the Textual calls it needs (screens,
 workers, toasts), and its sibling controllers. The app's `action_*` methods and message
@@ -64,6 +65,10 @@ class PoliciesPort(Protocol):
              changed: tuple[ThreadRow, ...] | None) -> None: ...
 
 
+class QuittingPort(Protocol):
+    def failed_for_good(self, reason: str) -> None: ...
+
+
 class AppPort(Protocol):
     # the app's shared state
     source: Any
@@ -83,12 +88,15 @@ class AppPort(Protocol):
     demo_linger_s: float
     sent_notices: list[Any]
     last_live: datetime | None
+    fatal: str
+    quit_note: str
     sub_title: str
     # its controllers
     renderer: RendererPort
     actions: ActionsPort
     triage: TriagePort
     policies: PoliciesPort
+    quitting: QuittingPort
 
     # the app's own questions
     @property
@@ -106,7 +114,6 @@ class AppPort(Protocol):
     def typing_gate(self, action: str) -> bool | None: ...
     def start_typing(self, line: Input) -> None: ...
     def stop_typing(self, then: Widget) -> None: ...
-    def failed_for_good(self, reason: str) -> None: ...
 
     # Textual, as the controllers use it
     @property
@@ -124,3 +131,4 @@ class AppPort(Protocol):
     def copy_to_clipboard(self, text: str) -> None: ...
     def get_key_display(self, binding: Any) -> str: ...
     def bell(self) -> None: ...
+    def exit(self, result: Any = None, return_code: int = 0, message: Any = None) -> None: ...

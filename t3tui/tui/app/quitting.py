@@ -7,6 +7,9 @@ for good.
 - A fatal failure (the server refused the token, another protocol) before anything was
   shown: no banner to stare at; the app ends with exit 2 and `fatal`, one line on stderr.
   After the tree was live it is a banner, and the exit code on quitting is still 2.
+
+A controller the app holds (`app.quitting`); the app keeps `fatal` and `quit_note`, which
+`tui/main.py` reads once the app ended.
 """
 
 from __future__ import annotations
@@ -14,31 +17,32 @@ from __future__ import annotations
 from rich.text import Text
 
 from t3tui.tui.app.messages import SourceEnded
+from t3tui.tui.app.port import AppPort
 from t3tui.tui.screens.modals import Choice, ConfirmScreen
 
 STOPS = frozenset({"interrupt", "stop_tree"})
 EXIT_FATAL = 2
 
 
-class QuitMixin:
-    """For the app: `action_quit`, and `failed_for_good` for the source worker."""
+class Quitting:
+    """`quit` for the app's `action_quit`, and `failed_for_good` for the source worker."""
 
-    quit_note = ""
-    fatal = ""
+    def __init__(self, app: AppPort) -> None:
+        self.app = app
 
     def in_flight(self) -> list[tuple[str, str]]:
         """(what, thread title) of every stop still waiting for its outcome."""
         out = []
-        for per_thread in self.statuses.values():  # type: ignore[attr-defined]
+        for per_thread in self.app.statuses.values():
             for status in per_thread.values():
                 if status.kind in STOPS and not status.done:
-                    out.append((status.name, self.title_of(status.thread_id)))  # type: ignore[attr-defined]
+                    out.append((status.name, self.app.title_of(status.thread_id)))
         return out
 
-    def action_quit(self) -> None:
+    def quit(self) -> None:
         flying = self.in_flight()
         if not flying:
-            self.exit(return_code=EXIT_FATAL if self.fatal else 0)  # type: ignore[attr-defined]
+            self.app.exit(return_code=EXIT_FATAL if self.app.fatal else 0)
             return
         body = Text()
         for n, (what, title) in enumerate(flying):
@@ -50,10 +54,10 @@ class QuitMixin:
 
         def chosen(key: str | None) -> None:
             if key == "quit":
-                self.quit_note = f"quit with {names} in flight: its outcome is unknown"
-                self.exit(return_code=EXIT_FATAL if self.fatal else 0)  # type: ignore[attr-defined]
+                self.app.quit_note = f"quit with {names} in flight: its outcome is unknown"
+                self.app.exit(return_code=EXIT_FATAL if self.app.fatal else 0)
 
-        self.push_screen(  # type: ignore[attr-defined]
+        self.app.push_screen(
             ConfirmScreen("A stop is in flight", body,
                           [Choice("wait", "Wait for the outcome"),
                            Choice("quit", "Quit anyway", "error")]),
@@ -61,8 +65,8 @@ class QuitMixin:
 
     def failed_for_good(self, reason: str) -> None:
         """The source gave up (FatalError): end now if nothing was ever live, else a banner."""
-        self.fatal = reason
-        if self.last_live is None:  # type: ignore[attr-defined]
-            self.exit(return_code=EXIT_FATAL)  # type: ignore[attr-defined]
+        self.app.fatal = reason
+        if self.app.last_live is None:
+            self.app.exit(return_code=EXIT_FATAL)
             return
-        self.post_message(SourceEnded(reason))  # type: ignore[attr-defined]
+        self.app.post_message(SourceEnded(reason))
