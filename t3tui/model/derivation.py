@@ -21,9 +21,8 @@ from t3tui.model.deadlines import Collect
 from t3tui.model.factpatch import changed_fields
 from t3tui.model.findings import rank_findings
 from t3tui.model.index import MAX_DEPTH, TreeIndex
-from t3tui.model.interest import Watching
 from t3tui.model.rowcache import VOLATILE_S, Entry, RowCache, same_row, summary
-from t3tui.model.rows import STATES, SupervisorView, ThreadRow
+from t3tui.model.rows import STATES, SupervisorView, ThreadRow, Watching
 
 # a pass that derived more rows than this is not kept for reuse (its memos would hold them)
 _KEEP_PASS = 64

@@ -15,12 +15,12 @@ active threads are not watched, and `Watching` says how many, instead of pretend
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from t3tui.model.config import DetectorConfig
 from t3tui.model.facts import OwnFacts
 from t3tui.model.index import TreeIndex
+from t3tui.model.rows import Watching
 from t3tui.model.wire import latest
 
 WATCH_CAP_ENV = "T3TUI_WATCH_CAP"  # read by the client, where a cap is configured
@@ -30,22 +30,6 @@ def watch_window_s(config: DetectorConfig) -> float:
     """How long a thread stays watched after its run ended (see the module doc)."""
     return 2 * max(config.provider_after_interrupt_dwell_s, config.provider_unheard_dwell_s,
                    config.provider_finished_dwell_s, config.interrupt_landing_dwell_s)
-
-
-@dataclass(frozen=True)
-class Watching:
-    """Threads with activity, and how many of them have their stream held."""
-
-    active: int
-    watched: int
-    cap: int
-
-    @property
-    def unwatched(self) -> int:
-        return self.active - self.watched
-
-    def describe(self) -> str:
-        return f"watching {self.watched} of {self.active} active threads"
 
 
 Families = tuple[int, dict[str, bool], frozenset[str]]  # (tree shape, shown as looked, answer)

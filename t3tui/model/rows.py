@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from t3tui.model.findings import Finding
-
-if TYPE_CHECKING:
-    from t3tui.model.interest import Watching
 
 # Primary states, in precedence order (first match wins; see docs/ARCHITECTURE.md "model/").
 NEEDS_INPUT: Final = "needs-input"
@@ -28,6 +25,23 @@ STATES: Final[tuple[str, ...]] = (
     SETTLED, IDLE,
 )
 
+
+
+# Part of the view (how many active threads have their stream held); `model/interest` counts it.
+@dataclass(frozen=True)
+class Watching:
+    """Threads with activity, and how many of them have their stream held."""
+
+    active: int
+    watched: int
+    cap: int
+
+    @property
+    def unwatched(self) -> int:
+        return self.active - self.watched
+
+    def describe(self) -> str:
+        return f"watching {self.watched} of {self.active} active threads"
 
 @dataclass(frozen=True)
 class PendingRequest:

@@ -8,8 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from t3tui.model.findings import Finding
-from t3tui.model.interest import Watching
-from t3tui.model.rows import STATES, SupervisorView, TaskInfo, ThreadRow
+from t3tui.model.rows import STATES, SupervisorView, TaskInfo, ThreadRow, Watching
 from t3tui.model.wire import iso
 
 SCHEMA_VERSION = 1

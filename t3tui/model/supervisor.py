@@ -20,11 +20,12 @@ from t3tui.model.factpatch import (
     turn_facts,
 )
 from t3tui.model.index import Record, TreeIndex
-from t3tui.model.interest import Activity, Watching, families, watch_window_s
+from t3tui.model.interest import Activity, families, watch_window_s
 from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot
 from t3tui.model.provider_record import NativeRef, ProtocolLog, ProviderRecord
 from t3tui.model.retention import retain
 from t3tui.model.rowcache import RowCache
+from t3tui.model.rows import Watching
 from t3tui.model.wire import ModelInputError, as_wire, keyed, obj, objs, sequence_of, string
 
 
