@@ -13,7 +13,7 @@ from textual.widgets import Button, Static
 from t3tui.backend.testing import RunningBackend, running_backend
 from t3tui.client.backoff import Backoff
 from t3tui.client.secret import Secret, Target
-from t3tui.client.state import Failed, Live, Reconnecting
+from t3tui.client.state import Live, Reconnecting
 from t3tui.model import DetectorConfig, ThreadRow
 from t3tui.tui.app.app import SupervisorApp
 from t3tui.tui.app.config import TuiConfig
@@ -269,14 +269,14 @@ async def test_checkin_answered_and_interrupt_a_healthy_run(demo: RunningBackend
 
 
 async def test_wrong_token_is_a_clear_message_not_a_traceback(demo: RunningBackend) -> None:
+    # Refused before anything was shown: the app ends with exit 2 and one clear reason (which
+    # `tui/main.py` prints on stderr; tests/tui/test_terminal_conventions.py checks the line).
     app = live_app(demo.url, "not-the-token")
-    async with app.run_test(size=SIZE) as pilot:
-        await until(lambda: isinstance(app.conn, Failed), what="the connection to give up")
-        banner = app.query_one(Banner)
-        await until(lambda: not banner.has_class("-hidden"))
-        assert "disconnected" in text_of(banner) and "auth" in text_of(banner).lower()
-        await pilot.press("question_mark")  # still responsive
-        await until(lambda: isinstance(app.screen, HelpScreen))
+    async with app.run_test(size=SIZE):
+        await until(lambda: app.return_code is not None, what="the app to end")
+    assert app.return_code == 2
+    assert "refused the token" in app.fatal and "not-the-token" not in app.fatal
+    assert "Traceback" not in app.fatal
 
 
 async def test_server_death_shows_stale_banner_and_app_stays_usable() -> None:
