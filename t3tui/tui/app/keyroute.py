@@ -15,11 +15,14 @@ before Textual routes it:
   the footer shows the line's keys and no stray binding can fire;
 - an input dialog (a screen with `wants_typing`) that has no input mounted yet holds the
   keys, in order, and hands them over as soon as its first input is there (`InputReady`);
-- a key of the app's that does not apply says why (`run_action`, the app's `why_not`).
+- a key of the app's that does not apply says why (`run_action`, the app's `why_not`);
+- enter or space typed before a question (a screen with `armed_at`) could be read do not
+  answer it: a question that opens by itself must not take keys meant for what was under it.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 
 from textual import events
@@ -104,6 +107,10 @@ class TypingApp(App[int]):
             self.typing_line = None
         if isinstance(event, events.Key) and not event.is_forwarded:
             self.key_pressed()
+            if event.key in ("enter", "space") and \
+                    time.monotonic() < getattr(self.screen, "armed_at", 0.0):
+                self.bell()  # typed before the question could be read: not an answer
+                return
             if not self._route(event):
                 return
             await self._release_held()

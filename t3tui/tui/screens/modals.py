@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +26,15 @@ class Choice:
 
 
 class ConfirmScreen(ModalScreen[str | None]):
-    """Says what will happen, then returns the chosen key (None: cancelled)."""
+    """Says what will happen, then returns the chosen key (None: cancelled).
+
+    A question may open by itself (settle asks only after its check of shared sessions), under
+    keys the user is already typing: enter or space that arrive before it has been on screen
+    for ARM_S do nothing (`armed_at`, read by `TypingApp`), as browsers hold a permission
+    prompt's buttons for a moment. A click, escape, and any key after that act at once.
+    """
+
+    ARM_S = 0.5
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="confirm.cancel"),
@@ -40,6 +49,7 @@ class ConfirmScreen(ModalScreen[str | None]):
         self._body = screen_safe(body)
         self._warning = screen_safe(warning) if warning is not None else None
         self._choices = list(choices)
+        self.armed_at = time.monotonic() + self.ARM_S
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -54,6 +64,7 @@ class ConfirmScreen(ModalScreen[str | None]):
                 yield Button("Cancel", variant="default", id="choice-cancel", name="")
 
     def on_mount(self) -> None:
+        self.armed_at = time.monotonic() + self.ARM_S  # from when it can be seen
         self._focus_first()
 
     def _focus_first(self) -> None:
