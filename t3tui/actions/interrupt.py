@@ -37,10 +37,12 @@ def _status(row: ThreadRow) -> str:
 
 
 async def interrupt(port: Port, thread_id: str, run_id: str, *, report: Report, clock: Clock,
-                    timeout: float, new_id: IdFactory = new_command_id) -> Outcome:
-    """`run.interrupt` of `run_id`; ok once the stream shows it is no longer active."""
+                    timeout: float, new_id: IdFactory = new_command_id,
+                    reason: str = INTERRUPT_REASON) -> Outcome:
+    """`run.interrupt` of `run_id`; ok once the stream shows it is no longer active. `reason`
+    goes on the wire (T3 shows and logs it): who stopped the run, a person or a policy."""
     command = RunInterrupt(command_id=new_id(), thread_id=thread_id, run_id=run_id,
-                           reason=INTERRUPT_REASON)
+                           reason=reason)
     return await send_and_confirm(
         port, command, report=report, timeout=timeout,
         confirmed=lambda: _ended(port, thread_id, run_id, clock),
@@ -55,7 +57,8 @@ async def interrupt(port: Port, thread_id: str, run_id: str, *, report: Report, 
 
 
 async def force_stop(port: Port, thread_id: str, run_id: str, *, report: Report, clock: Clock,
-                     timeout: float, new_id: IdFactory = new_command_id) -> Outcome:
+                     timeout: float, new_id: IdFactory = new_command_id,
+                     reason: str = FORCE_REASON) -> Outcome:
     """Level 3 (delegation.md §9.1): detach the thread's live provider sessions, one at a time,
     until the stream shows the run ended; this ends a run that no longer hears from its
     provider (the seed 004 hang). Other threads sharing a detached session lose it too.
@@ -69,7 +72,7 @@ async def force_stop(port: Port, thread_id: str, run_id: str, *, report: Report,
     steps: list[Outcome] = []
     for session_id in sessions:
         command = ProviderSessionDetach(command_id=new_id(), thread_id=thread_id,
-                                        provider_session_id=session_id, reason=FORCE_REASON)
+                                        provider_session_id=session_id, reason=reason)
         step = await send_and_confirm(
             port, command, report=report, timeout=timeout,
             confirmed=lambda: _ended(port, thread_id, run_id, clock),
@@ -109,7 +112,8 @@ class StopStep:
 
 async def stop_tree(port: Port, targets: list[StopTarget], *, report: Report, clock: Clock,
                     timeout: float, new_id: IdFactory = new_command_id,
-                    on_step: Callable[[StopStep], None] | None = None) -> Outcome:
+                    on_step: Callable[[StopStep], None] | None = None,
+                    reason: str = INTERRUPT_REASON) -> Outcome:
     """Interrupt each target in order (deepest first: `targets.stop_targets`), each confirmed
     from the stream before the next; `on_step` hears each target's end, the last report sums
     up what stopped and what did not. `value`: the `StopStep`s. An unknown outcome stops the
@@ -128,7 +132,7 @@ async def stop_tree(port: Port, targets: list[StopTarget], *, report: Report, cl
             step(StopStep(target, "ended_before", row))  # a parent whose wait returned
             continue
         command = RunInterrupt(command_id=new_id(), thread_id=target.thread_id,
-                               run_id=target.run_id, reason=INTERRUPT_REASON)
+                               run_id=target.run_id, reason=reason)
         try:
             answer = await port.dispatch(command, timeout)
         except ClientError as exc:

@@ -22,7 +22,7 @@ from t3tui.model import CheckInVerdict, SupervisorView, ThreadRow
 from t3tui.model.forwarding import forward_refusal, forward_text, unheard_answer, unheard_text
 from t3tui.policy.journal import Decision, Step
 from t3tui.policy.notify import notify, plan
-from t3tui.policy.spec import Policy
+from t3tui.policy.spec import Policy, format_duration
 
 Records = Callable[[str], object]
 AVAILABILITY = {"checkin": "checkin", "interrupt": "interrupt", "force-stop": "interrupt",
@@ -107,9 +107,14 @@ def _forward_text(row: ThreadRow, unheard: tuple[str, str, str] | None) -> str |
     return None
 
 
+def stop_reason(policy: Policy) -> str:
+    """What a policy's stop says on the wire (T3 shows and logs it): not "user interrupt"."""
+    return f"t3tui: policy {policy.number} ({policy.when} held {format_duration(policy.after_s)})"
+
+
 async def _one(action: str, port: KeepingPort, thread_id: str, first: ThreadRow,
                unheard: tuple[str, str, str] | None, *, clock: Clock,
-               timeout: float) -> Outcome:
+               timeout: float, reason: str) -> Outcome:
     row = port.supervisor.row(thread_id, clock())
     if row is None:
         return Outcome("unavailable", "the thread is no longer shown")
@@ -121,16 +126,17 @@ async def _one(action: str, port: KeepingPort, thread_id: str, first: ThreadRow,
     common = {"report": no_report, "clock": clock, "timeout": timeout}
     run_id = row.active_run_id or first.active_run_id or ""
     if action == "interrupt":
-        return await actions.interrupt(port, thread_id, run_id, **common)
+        return await actions.interrupt(port, thread_id, run_id, reason=reason, **common)
     if action == "force-stop":
-        return await actions.force_stop(port, thread_id, run_id, **common)
+        return await actions.force_stop(port, thread_id, run_id, reason=reason, **common)
     if action == "stop-tree":
         targets = actions.stop_targets(port.supervisor.view(clock()), thread_id)
         if dry:  # each target's interrupt, as the tree stop would send them one by one
             for target in targets:
-                await actions.interrupt(port, target.thread_id, target.run_id, **common)
+                await actions.interrupt(port, target.thread_id, target.run_id, reason=reason,
+                                        **common)
             return Outcome("not_confirmed", f"would stop {len(targets)} run(s)")
-        return await actions.stop_tree(port, targets, **common)
+        return await actions.stop_tree(port, targets, reason=reason, **common)
     if action == "forward":
         text = _forward_text(row, unheard) or _forward_text(first, unheard)
         if text is None:
@@ -172,7 +178,7 @@ async def execute(port: Port, decision: Decision, policy: Policy, *, clock: Cloc
             keeping = KeepingPort(port, send=not dry)
             try:
                 outcome = await _one(action, keeping, decision.thread_id, first, unheard,
-                                     clock=clock, timeout=timeout)
+                                     clock=clock, timeout=timeout, reason=stop_reason(policy))
             except Exception as exc:  # a read that lost its socket: journaled, never raised
                 outcome = Outcome("unknown", f"outcome unknown: {type(exc).__name__}: {exc}")
             planned = dry and (outcome.kind != "unavailable" or bool(keeping.sent))

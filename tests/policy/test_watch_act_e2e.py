@@ -76,7 +76,9 @@ async def test_dry_run_prints_the_plan_and_sends_nothing(tmp_path: Path) -> None
         assert sent(record) == [("interrupt", "run.interrupt", child),
                                 ("forward", "message.dispatch", PARENT)]
         interrupt = record["steps"][0]["sent"][0]
-        assert interrupt["runId"] == run_id and interrupt["reason"]
+        assert interrupt["runId"] == run_id
+        # T3 shows and logs the reason: a policy's stop says so, not "user interrupt"
+        assert interrupt["reason"].startswith("t3tui: policy 1 (provider-finished-unheard held")
         assert "> PONG" in record["steps"][1]["sent"][0]["text"]
         await asyncio.sleep(2)
         assert active_run(backend, child) == run_id  # nothing was sent
@@ -99,6 +101,7 @@ async def test_a_stop_that_never_lands_is_force_stopped(tmp_path: Path) -> None:
         assert record["threadId"] == thread and record["rule"] == "interrupt-not-landed"
         assert record["result"] == "ok", record
         assert [s[:2] for s in sent(record)] == [("force-stop", "provider-session.detach")]
+        assert record["steps"][0]["sent"][0]["reason"].startswith("t3tui: policy 2 (")
         assert active_run(backend, thread) is None
         assert watch.policy(policy=1) == []
         # the parent's hung wait returns: it goes on to its own answer
