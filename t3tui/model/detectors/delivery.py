@@ -6,11 +6,15 @@ from datetime import datetime
 
 from t3tui.model.config import DetectorConfig
 from t3tui.model.context import ThreadContext
-from t3tui.model.detectors.common import age, held, human
+from t3tui.model.detectors.common import age, declares, held, human
 from t3tui.model.findings import ORPHANED_DELIVERY, UNDELIVERED_RESULT, Finding
 from t3tui.model.wire import iso, latest
 
 
+@declares(depends=("own.id", "task.status", "task.completed_at", "task.delivery", "task.task_id",
+                   "task.parent_id", "parent.activity", "parent.pending",
+                   "parent.latest_run_requested_at", "parent.title"),
+          dwell="undelivered_dwell_s")
 def undelivered_result(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """A terminal child whose result is still pending (or long claimed) with no parent run since."""
     task, parent = ctx.task, ctx.parent
@@ -41,6 +45,10 @@ def undelivered_result(ctx: ThreadContext, config: DetectorConfig, now: datetime
     )]
 
 
+@declares(depends=("own.id", "own.activity", "own.pending", "own.has_record", "own.run_started_at",
+                   "task.status", "task.run_id", "task.delivery", "task.updated_at", "task.task_id",
+                   "task.parent_id", "parent.cohorts"),
+          dwell="orphaned_dwell_s")
 def wake_disposed(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """The child still works, but its wake was disposed or its cohort is not open."""
     task, parent, own = ctx.task, ctx.parent, ctx.own

@@ -72,7 +72,7 @@ def duplicate_pairs(ctx: ThreadContext, config: DetectorConfig
     return out
 
 
-@declares(depends=("own.dead_waits", "own.tasks"))
+@declares(depends=("own.id", "own.dead_waits", "own.tasks"))
 def duplicate_child(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """The parent delegated the same work again after a wait died without returning a taskId."""
     pairs = duplicate_pairs(ctx, config)

@@ -32,8 +32,8 @@ def interrupt_onset(ctx: ThreadContext) -> tuple[datetime, str] | None:
     return None
 
 
-@declares(depends=("own.activity", "own.active_run_id", "own.interrupt_asked",
-                   "own.interrupt_answered", "sent_interrupt"),
+@declares(depends=("own.id", "own.activity", "own.active_run_id", "own.interrupt_asked",
+                   "own.interrupt_answered", "own.provider_turn_status", "sent_interrupt"),
           dwell="interrupt_landing_dwell_s")
 def interrupt_not_landed(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """A `run.interrupt` was accepted, but the run is still active and no result came back."""
@@ -64,7 +64,9 @@ def runaway_onset(ctx: ThreadContext) -> tuple[str, datetime, tuple[str, ...]] |
     return runaway[0], runaway[1], runaway[2]
 
 
-@declares(depends=("own.runaway", "own.activity", "provider_record"),
+@declares(depends=("own.id", "own.runaway", "own.activity", "provider_record",
+                   "own.native_thread", "own.native_turn", "own.provider_turn_started_at",
+                   "own.run_started_at"),
           dwell="provider_after_interrupt_dwell_s")
 def provider_active_after_interrupt(ctx: ThreadContext, config: DetectorConfig,
                                     now: datetime) -> list[Finding]:

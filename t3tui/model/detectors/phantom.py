@@ -7,7 +7,7 @@ from typing import Any
 
 from t3tui.model.config import DetectorConfig
 from t3tui.model.context import ThreadContext
-from t3tui.model.detectors.common import held
+from t3tui.model.detectors.common import declares, held
 from t3tui.model.findings import PHANTOM_CHILD, Finding
 from t3tui.model.wire import earliest, iso
 
@@ -27,6 +27,8 @@ def _unmatched_claims(ctx: ThreadContext, config: DetectorConfig, now: datetime)
     return out
 
 
+@declares(depends=("own.id", "own.mentions", "own.claims", "own.tasks", "task_known"),
+          dwell="phantom_grace_s")
 def phantom_findings(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     missing = [
         (kind, value, at, source)

@@ -49,7 +49,7 @@ def _quote(text: str | None) -> str:
     return "none" if text is None else f'"{excerpt(text, 60)}"'
 
 
-@declares(depends=("own.activity", "own.provider_turn_status", "own.native_thread",
+@declares(depends=("own.id", "own.activity", "own.provider_turn_status", "own.native_thread",
                    "own.native_turn", "own.provider_turn_id", "own.provider_turn_started_at",
                    "own.run_started_at", "own.active_run_id", "provider_record", "protocol_log"),
           dwell="provider_unheard_dwell_s")

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from t3tui.model.config import DetectorConfig
 from t3tui.model.context import ThreadContext
+from t3tui.model.detectors.common import declares
 from t3tui.model.facts import TaskFacts
 from t3tui.model.findings import SERIALIZED_WAIT, Finding
 from t3tui.model.wire import iso
@@ -38,6 +39,7 @@ def serial_pairs(tasks: tuple[TaskFacts, ...], config: DetectorConfig) -> list[t
     return pairs
 
 
+@declares(depends=("own.id", "own.tasks"))
 def serialized_findings(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     pairs = serial_pairs(ctx.own.tasks, config)
     if not pairs:

@@ -6,13 +6,16 @@ from datetime import datetime
 
 from t3tui.model.config import DetectorConfig
 from t3tui.model.context import ThreadContext
-from t3tui.model.detectors.common import age, held, human, reached
+from t3tui.model.detectors.common import age, declares, held, human, reached
 from t3tui.model.findings import STUCK, Finding
 from t3tui.model.wire import iso, latest
 
 RUNNING = ("starting", "running")
 
 
+@declares(depends=("own.id", "own.activity", "own.provider_turn_ended_at",
+                   "own.provider_thread_idle_at", "own.provider_turn_status", "own.active_run_id"),
+          dwell="provider_finished_dwell_s")
 def provider_finished(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """The provider says the turn is over (or its thread went idle); T3 says running."""
     f = ctx.own
@@ -32,6 +35,9 @@ def provider_finished(ctx: ThreadContext, config: DetectorConfig, now: datetime)
     )]
 
 
+@declares(depends=("own.id", "own.activity", "detaches", "own.run_started_at", "own.run_requested_at",
+                   "own.agent_progress_at", "own.active_run_id"),
+          dwell="detached_session_dwell_s")
 def session_detached(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """A session this thread runs in was detached by another thread; its run shows no progress."""
     f = ctx.own
@@ -57,6 +63,9 @@ def session_detached(ctx: ThreadContext, config: DetectorConfig, now: datetime) 
     )]
 
 
+@declares(depends=("own.id", "own.activity", "own.stopped_session", "own.run_started_at",
+                   "own.agent_progress_at", "own.active_run_id"),
+          dwell="detached_session_dwell_s")
 def session_stopped(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """The thread's provider session is stopped/error while a run is active and quiet."""
     f = ctx.own
@@ -77,6 +86,9 @@ def session_stopped(ctx: ThreadContext, config: DetectorConfig, now: datetime) -
     )]
 
 
+@declares(depends=("own.id", "checkin", "checkin_verdict", "own.agent_progress_at", "detaches",
+                   "own.stopped_session", "own.provider_turn_ended_at", "own.provider_thread_idle_at",
+                   "own.activity", "own.provider_turn_status", "own.subscribed", "own.active_run_id"))
 def checkin_unanswered(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """An unanswered check-in, backed by provider-side evidence and silence since it was sent."""
     f, checkin, verdict = ctx.own, ctx.checkin, ctx.checkin_verdict
@@ -108,6 +120,9 @@ def checkin_unanswered(ctx: ThreadContext, config: DetectorConfig, now: datetime
     )]
 
 
+@declares(depends=("own.id", "own.activity", "blocked_on", "own.agent_progress_at",
+                   "own.shell_updated_at", "own.run_started_at", "own.active_run_id"),
+          dwell="no_progress_s")
 def no_progress(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """Running with no turn item, provider turn, message or shell change for too long."""
     f = ctx.own
@@ -126,6 +141,9 @@ def no_progress(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> li
     )]
 
 
+@declares(depends=("own.id", "own.activity", "own.activity_since", "own.provider_turn_ended_at",
+                   "own.shell_updated_at", "own.active_run_id"),
+          dwell="drain_too_long_s")
 def drain_too_long(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """The run sits in `waiting` (post-terminal drain) too long."""
     f = ctx.own

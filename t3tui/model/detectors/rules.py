@@ -1,0 +1,92 @@
+"""The rules in the order they run, what each reads, and which of them an own-facts change
+can affect (issue 25: rules a fact cannot affect are skipped).
+
+Every rule is marked with `common.declares`: the `ThreadContext` attributes it reads, dotted
+into `own`/`parent`/`task` (`tests/model/test_rule_dependencies.py` runs each rule over every
+fixture's threads and fails when it reads anything it did not declare). A kept row whose
+thread's own facts changed in fields none of a rule's inputs come from (and which had no
+finding: such rows are derived afresh, `Derivation._patch`) gets the same answer from that
+rule as before, which was none: the rule is not run again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from datetime import datetime
+
+from t3tui.model.config import DetectorConfig
+from t3tui.model.context import ThreadContext
+from t3tui.model.detectors.delivery import undelivered_result, wake_disposed
+from t3tui.model.detectors.duplicates import duplicate_child
+from t3tui.model.detectors.interrupts import interrupt_not_landed, provider_active_after_interrupt
+from t3tui.model.detectors.phantom import phantom_findings
+from t3tui.model.detectors.proof import provider_finished_unheard
+from t3tui.model.detectors.serialized import serialized_findings
+from t3tui.model.detectors.stuck import (
+    checkin_unanswered,
+    drain_too_long,
+    no_progress,
+    provider_finished,
+    session_detached,
+    session_stopped,
+)
+from t3tui.model.findings import Finding
+
+Rule = Callable[[ThreadContext, DetectorConfig, datetime], list[Finding]]
+
+# (rule, silenced while the thread waits for a human): the order of the families in
+# `model/detectors` (stuck, proof, interrupts, delivery, serialized, phantom, duplicates)
+RULES: tuple[tuple[Rule, bool], ...] = (
+    (provider_finished, True), (drain_too_long, True), (session_detached, True),
+    (session_stopped, True), (checkin_unanswered, True), (no_progress, True),
+    (provider_finished_unheard, True),
+    (interrupt_not_landed, True), (provider_active_after_interrupt, False),
+    (undelivered_result, False), (wake_disposed, False),
+    (serialized_findings, False), (phantom_findings, False), (duplicate_child, False),
+)
+
+# The context's attributes that `Assembler.context` computes from the thread's own facts:
+# the own facts each is built from (tests/model/test_rule_dependencies.py checks the builder
+# reads no other own fact). The tree parts (its children, whether they are busy) change
+# only with a full derivation, never a patch.
+CONTEXT_SOURCES: dict[str, frozenset[str]] = {
+    "blocked_on": frozenset({"tasks", "task_index", "active_run_id"}),
+    "busy_children": frozenset({"task_index"}),    # a child with no record: its task row
+    "orphaned_children": frozenset({"task_index", "cohorts"}),
+    "undelivered_children": frozenset({"tasks"}),
+    "detaches": frozenset({"id", "title", "run_session_ids", "session_attached_at"}),
+}
+
+
+def own_inputs(rule: Rule, gated: bool) -> frozenset[str]:
+    """The own facts (field names) a rule's answer can depend on, its gate included."""
+    out = {"pending"} if gated else set()
+    for dep in rule.depends:  # type: ignore[attr-defined]
+        head, _, field = dep.partition(".")
+        if head == "own":
+            out.add(field)
+        else:
+            out |= CONTEXT_SOURCES.get(head, frozenset())
+    return frozenset(out)
+
+
+INPUTS: tuple[tuple[Rule, bool, frozenset[str]], ...] = tuple(
+    (rule, gated, own_inputs(rule, gated)) for rule, gated in RULES)
+
+
+def run_rules(ctx: ThreadContext, config: DetectorConfig, now: datetime,
+              changed: Collection[str] | None = None) -> list[Finding]:
+    """Every rule's findings, unranked. With `changed` (the own facts that changed since a
+    derivation in which no rule found anything), only the rules reading one of them run."""
+    waiting = ctx.own.pending is not None
+    out: list[Finding] = []
+    for rule, gated, inputs in INPUTS:
+        if gated and waiting:
+            continue
+        if changed is not None and inputs.isdisjoint(changed):
+            continue
+        out.extend(rule(ctx, config, now))
+    return out
+
+
+__all__ = ["CONTEXT_SOURCES", "INPUTS", "RULES", "run_rules"]
