@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import UTC, datetime
 from typing import Any
 
@@ -11,15 +11,7 @@ from t3tui.model.checkin import CheckIn, CheckInVerdict
 from t3tui.model.config import DetectorConfig
 from t3tui.model.context import Detach, ThreadContext
 from t3tui.model.deadlines import Collect, note
-from t3tui.model.detectors import (
-    delivery_findings,
-    duplicate_findings,
-    interrupt_findings,
-    phantom_findings,
-    proof_findings,
-    serialized_findings,
-    stuck_findings,
-)
+from t3tui.model.detectors.rules import run_rules
 from t3tui.model.facts import OwnFacts, TaskFacts
 from t3tui.model.findings import Finding, rank_findings
 from t3tui.model.index import MAX_DEPTH, Record, TreeIndex
@@ -207,19 +199,18 @@ class Assembler:
 
     # -- derivation --
 
-    def derived(self, thread_id: str) -> tuple[Derived, list[Finding], ThreadContext]:
+    def derived(self, thread_id: str, changed: Collection[str] | None = None
+                ) -> tuple[Derived, list[Finding], ThreadContext]:
+        """State, ranked findings and context of a thread at the pass's `now`. `changed`:
+        the own facts that changed since a derivation that found nothing (a patch); only the
+        rules reading one of them run (`detectors/rules.py`)."""
         cached = self._derived.get(thread_id)
         if cached is not None:
             note(cached[3])  # whoever asks again depends on the same moments
             return cached[:3]
         with Collect() as moments:
             ctx = self.context(thread_id)
-            findings: list[Finding] = []
-            for detector in (stuck_findings, proof_findings, interrupt_findings,
-                             delivery_findings, serialized_findings, phantom_findings,
-                             duplicate_findings):
-                findings.extend(detector(ctx, self.config, self.now))
-            findings = rank_findings(findings)
+            findings = rank_findings(run_rules(ctx, self.config, self.now, changed))
             result = derive(ctx, findings)
         self._derived[thread_id] = (result, findings, ctx, moments.earliest)
         return result, findings, ctx
@@ -242,9 +233,10 @@ class Assembler:
             overlays = (*overlays, "stale")
         return since, overlays
 
-    def _own_fields(self, thread_id: str, task: TaskFacts | None) -> dict[str, Any]:
+    def _own_fields(self, thread_id: str, task: TaskFacts | None,
+                    changed: Collection[str] | None = None) -> dict[str, Any]:
         """The fields of a row that come from the thread's own facts and its state."""
-        result, findings, ctx = self.derived(thread_id)
+        result, findings, ctx = self.derived(thread_id, changed)
         own, rec = ctx.own, self.ix.records[thread_id]
         since, overlays = self._state(thread_id, result, rec)
         return dict(
@@ -258,14 +250,15 @@ class Assembler:
             last_activity_at=own.last_activity_at, overlays=overlays,
             findings=tuple(findings), subscribed=own.subscribed)
 
-    def patch_row(self, old: ThreadRow) -> ThreadRow:
+    def patch_row(self, old: ThreadRow, changed: Collection[str]) -> ThreadRow:
         """`row()` of a thread whose own facts changed but not whether it is shown: the
         rules, the state and the fields from its own facts are derived again; the parts that
         come from the tree (children and their counts, depth, parent, its task row) are the
-        kept row's, which the caller has checked still hold."""
+        kept row's, which the caller has checked still hold. The kept row had no finding:
+        only the rules reading one of the `changed` own facts run again."""
         new = object.__new__(ThreadRow)
         new.__dict__.update(old.__dict__)
-        new.__dict__.update(self._own_fields(old.id, self.task_of(old.id)))
+        new.__dict__.update(self._own_fields(old.id, self.task_of(old.id), changed))
         return new
 
     def row(self, thread_id: str, depth: int) -> ThreadRow:

@@ -138,7 +138,7 @@ class Derivation:
             self._cache.store(thread_id, old)
             return old
         with Collect() as moments:
-            row = asm.patch_row(old.row)
+            row = asm.patch_row(old.row, changed)
         # the kept parts of the row depend on the moments of the old derivation
         until = min(filter(None, (old.until, moments.earliest)), default=None)
         return self._keep(asm, thread_id, row, until)  # (no check-in: its row is volatile)
