@@ -80,6 +80,40 @@ class ClientRun:
             await self.session.stop()
 
 
+FRAME_S = 1 / 30  # the app's frame cadence (at most 30 frames a second)
+
+
+@dataclass
+class FrameClientRun(ClientRun):
+    """The t3tui consumer as the app runs it: batches only mark rows; at most 30 times a
+    second, a frame asks `changed_rows(now)` (the rows whose facts or time changed), so a
+    thread's rules run once per frame in which its facts changed, not once per batch."""
+
+    frames: int = 0
+
+    def on_update(self, _update: StreamUpdate) -> None:
+        self.updates += 1
+
+    def frame(self) -> None:
+        live = self.session is not None and isinstance(self.session.state.value, Live)
+        rows = self.supervisor.changed_rows(self.now)
+        self.frames += 1
+        if live:
+            self.rows_built += sum(1 for row in rows.values() if row is not None)
+
+    async def run(self) -> None:
+        async def frames() -> None:
+            while True:
+                await asyncio.sleep(FRAME_S)
+                self.frame()
+
+        ticker = asyncio.create_task(frames())
+        try:
+            await super().run()
+        finally:
+            await cancel(ticker)
+
+
 async def cancel(task: asyncio.Task[None]) -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError, Exception):

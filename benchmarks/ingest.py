@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from benchmarks.common import Report, median, quiet_gc, ratio, run_cli
-from benchmarks.consumers import ClientRun, FloorCount, cancel, floor
+from benchmarks.consumers import ClientRun, FloorCount, FrameClientRun, cancel, floor
 from benchmarks.procs import ChildServer
 from benchmarks.world import World, WorldSpec, build_world
 
@@ -36,8 +36,9 @@ async def one_floor(server: ChildServer, world: World) -> dict[str, float]:
     return result
 
 
-async def one_client(server: ChildServer, world: World) -> dict[str, float]:
-    client = ClientRun(server.url, now=world.end)
+async def one_client(server: ChildServer, world: World,
+                     consumer: type[ClientRun] = ClientRun) -> dict[str, float]:
+    client = consumer(server.url, now=world.end)
     task = asyncio.create_task(client.run())
     try:
         result = await server.result(RUN_TIMEOUT)
@@ -50,11 +51,17 @@ async def one_client(server: ChildServer, world: World) -> dict[str, float]:
     wrong = {k: v for k, v in got.items() if k in last and v != last[k]}
     if wrong:
         raise RuntimeError(f"the client missed items: cursors {wrong}")
+    if isinstance(client, FrameClientRun):
+        client.frame()  # the frame after the last batch: every row is derived once more
     result["rows_per_item"] = client.rows_built / len(world.burst)
     return result
 
 
-VARIANTS = {"floor": one_floor, "t3tui": one_client}
+async def one_framed(server: ChildServer, world: World) -> dict[str, float]:
+    return await one_client(server, world, FrameClientRun)
+
+
+VARIANTS = {"floor": one_floor, "t3tui": one_client, "t3tui@frames": one_framed}
 
 
 def label(size: tuple[int, int]) -> int | str:
@@ -68,7 +75,8 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
         "ingest", f"t3tui client + reducer + detectors vs the floor ({events} burst items, "
         f"median of {repeats} interleaved runs)",
         ["threads", "floor items/s", "t3tui items/s", "t3tui/floor", "floor sync s",
-         "t3tui sync s", "sync ratio", "rows/item"])
+         "t3tui sync s", "sync ratio", "rows/item", "@frames items/s", "@frames/floor",
+         "@frames rows/item"])
     worlds = {size: build_world(WorldSpec(threads=size[0], events=events, active=size[1]))
               for size in sizes}
     servers = {size: ChildServer("benchmarks.replay_server", "--threads", str(size[0]),
@@ -88,14 +96,17 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
     finally:
         await asyncio.gather(*(s.stop() for s in servers.values()))
     for n in sizes:
-        f, c = samples[(n, "floor")], samples[(n, "t3tui")]
+        f, c, fr = samples[(n, "floor")], samples[(n, "t3tui")], samples[(n, "t3tui@frames")]
+        fr_rate = median([r["items"] / r["burst_s"] for r in fr])
         f_rate = median([r["items"] / r["burst_s"] for r in f])
         c_rate = median([r["items"] / r["burst_s"] for r in c])
         f_sync, c_sync = median([r["sync_s"] for r in f]), median([r["sync_s"] for r in c])
         report.add(**{"threads": label(n), "floor items/s": f_rate, "t3tui items/s": c_rate,
                       "t3tui/floor": ratio(c_rate, f_rate), "floor sync s": f_sync,
                       "t3tui sync s": c_sync, "sync ratio": ratio(c_sync, f_sync),
-                      "rows/item": median([r["rows_per_item"] for r in c])})
+                      "rows/item": median([r["rows_per_item"] for r in c]),
+                      "@frames items/s": fr_rate, "@frames/floor": ratio(fr_rate, f_rate),
+                      "@frames rows/item": median([r["rows_per_item"] for r in fr])})
     fam = WorldSpec(threads=max(n for n, _ in sizes)).family_size
     report.notes += [
         f"{fam} family threads (parents and children) are subscribed at every size; the rest "
@@ -105,6 +116,10 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
         "items/s: burst items per second, first frame sent to last Ack received (server clock)",
         "sync s: socket open to every stream synchronized (snapshots decoded and applied)",
         "sync ratio = t3tui / floor time; t3tui/floor = throughput ratio (1.0 = at the floor)",
+        "t3tui derives the rows of the threads each batch dirtied, after every batch (issue "
+        "11's definition); @frames is the same client at the app's cadence: batches only mark "
+        "rows, and at most 30 times a second a frame asks changed_rows(now) (plus one frame "
+        "after the last batch, not timed); rows/item: rows handed out per burst item",
     ]
     return report
 
