@@ -228,10 +228,15 @@ class Assembler:
         if since is None:
             since = memo[1] if memo and memo[0] == result.state else self.now
         self.memo[thread_id] = (result.state, since)
-        overlays = result.overlays
+        return since, self.overlays(thread_id, result.overlays, rec)
+
+    def overlays(self, thread_id: str, derived: tuple[str, ...],
+                 rec: Record | None = None) -> tuple[str, ...]:
+        """A row's overlays: its state's, and `stale` while its stream is not synchronized."""
+        rec = rec or self.ix.records[thread_id]
         if not self.shell_synced or (rec.proj is not None and not rec.synced):
-            overlays = (*overlays, "stale")
-        return since, overlays
+            return (*derived, "stale")
+        return derived
 
     def _own_fields(self, thread_id: str, task: TaskFacts | None,
                     changed: Collection[str] | None = None) -> dict[str, Any]:

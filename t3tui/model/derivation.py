@@ -51,6 +51,7 @@ class Derivation:
         out, self._unreported = self._unreported, set()
         for thread_id in (*self._ix.dirty, *self._ix.before):
             out.update(self._lineage(thread_id))
+        out.update(t for t in self._ix.restale if t in self._ix.records)
         return out
 
     def changed_rows(self, now: datetime) -> dict[str, ThreadRow | None]:
@@ -80,17 +81,18 @@ class Derivation:
         ix = self._ix
         last = self._last
         if last is not None and last.now == now and not ix.dirty and not ix.before \
-                and self.incremental and not self._cache.due_by(now):
+                and not ix.restale and self.incremental and not self._cache.due_by(now):
             return last
         asm = self._last = self._assembler(now)
         before, ix.before = ix.before, {}
         if not self.incremental:
             self._cache = asm.cache = RowCache()
-            self._unreported.update(ix.dirty, before)
-            ix.dirty = set()
+            self._unreported.update(ix.dirty, before, ix.restale)
+            ix.dirty, ix.restale = set(), set()
             return asm
         full, ix.dirty = ix.dirty, set()
         full |= self._cache.due(now)
+        self._relabel(asm, full, before)
         pending = full | before.keys()
         work = [(-len(self._lineage(t)), t) for t in pending]
         heapq.heapify(work)
@@ -117,6 +119,28 @@ class Derivation:
         if len(asm._derived) > _KEEP_PASS:
             self._last = None  # a big pass's memos are not worth keeping (a tree's worth)
         return asm
+
+    def _relabel(self, asm: Assembler, full: set[str], before: dict) -> None:
+        """Rows whose stream's synchronization changed, and nothing else: the kept row with
+        the `stale` overlay added or lifted (the shell's `synchronized` after its snapshot
+        no longer derives the whole tree a second time). A row with findings, or whose
+        moment came, is derived afresh instead."""
+        restale, self._ix.restale = self._ix.restale, set()
+        entries = self._cache.entries
+        for tid in restale:
+            old = entries.get(tid)
+            if tid in full or tid in before or old is None:
+                continue  # derived or patched below, or never derived (nothing kept)
+            if old.volatile or not old.holds(asm.now) or not asm.visible(tid):
+                full.add(tid)
+                continue
+            overlays = asm.overlays(tid, tuple(o for o in old.row.overlays if o != "stale"))
+            if overlays == old.row.overlays:
+                continue
+            row = object.__new__(ThreadRow)
+            row.__dict__.update(old.row.__dict__, overlays=overlays)
+            old.row = row
+            self._unreported.add(tid)
 
     def _patch(self, asm: Assembler, thread_id: str, old: Entry, facts_before) -> Entry | None:
         """The kept row, patched, when only the thread's own data changed (not whether it is

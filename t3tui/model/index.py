@@ -49,6 +49,9 @@ class TreeIndex:
     # threads whose only change since their row was derived is their own data (`refresh`),
     # with the facts that derivation read: the row may be patched instead of re-derived
     before: dict[str, OwnFacts] = field(default_factory=dict)
+    # threads whose stream's synchronization changed (shell or own): only whether their row
+    # carries the `stale` overlay may differ; a kept row is relabelled, not re-derived
+    restale: set[str] = field(default_factory=set)
     # for the interest query: bumped when parent links or task rows change; ids whose own
     # facts changed since it last looked (it re-checks only those)
     shape: int = 0

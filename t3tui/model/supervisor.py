@@ -70,7 +70,7 @@ class Supervisor(Derivation):
         if kind == "synchronized":
             if not self._shell_synced:
                 self._shell_synced = True
-                self._ix.dirty.update(self._ix.records)  # every row loses its `stale` overlay
+                self._ix.restale.update(self._ix.records)  # every row loses its `stale` overlay
             return
         if "sequence" not in w:
             return  # an unknown kind without a cursor position: nothing to apply
@@ -139,7 +139,7 @@ class Supervisor(Derivation):
             rec = self._ix.record(thread_id)
             if not rec.synced:
                 rec.synced = True
-                self._ix.dirty.add(thread_id)
+                self._ix.restale.add(thread_id)
             return
         if kind == "snapshot":
             projection = w.get("projection")
@@ -223,7 +223,7 @@ class Supervisor(Derivation):
         self._shell_synced = False
         for rec in self._ix.records.values():
             rec.synced = False
-        self._ix.dirty.update(self._ix.records)
+        self._ix.restale.update(self._ix.records)
 
     # -- cursors and interest --
 
