@@ -5,15 +5,17 @@ Guards, in order, for each policy whose finding has held `after` since t3tui fir
 1. once per finding occurrence (a run, or a final skip, closes it);
 2. history (began before t3tui was watching): reported, never acted on (final);
 3. a replay or post-mortem, a stale connection, a stream not yet `synchronized`: held;
-4. the user acted on the thread from t3tui within `user_quiet`: held;
-5. rate limits, per thread within `per_thread_period` and on all threads within an hour: past
+4. the tree: a finding that says the thread is silent, paused or finished while a descendant
+   of it still runs or waits (`tree.EXPLAINED_BY_TREE`, T3 #5518): held, the child explains it;
+5. the user acted on the thread from t3tui within `user_quiet`: held;
+6. rate limits, per thread within `per_thread_period` and on all threads within an hour: past
    one the policy gives up on that occurrence and says so (final), it never retries in a loop.
 A held skip is journaled once per occurrence and reason; the policy is asked again later.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -21,6 +23,9 @@ from t3tui.model.labels import clock
 from t3tui.policy.journal import Decision, Journal, window
 from t3tui.policy.occurrences import Seen
 from t3tui.policy.spec import Limits, Policy, PolicySet, format_duration
+from t3tui.policy.tree import EXPLAINED_BY_TREE, Below
+
+BusyBelow = Callable[[str], Below | None]
 
 HOUR_S = 3600.0
 
@@ -48,7 +53,7 @@ def _hold(situation: Situation, seen: Seen) -> tuple[str, str] | None:
 
 def _judge(policy: Policy, item: Seen, key: tuple[int, str, str, datetime], now: datetime,
            limits: Limits, situation: Situation, user_acted: Mapping[str, datetime],
-           journal: Journal) -> tuple[str, str, str] | None:
+           journal: Journal, busy_below: BusyBelow) -> tuple[str, str, str] | None:
     """(verdict, code, why) for a policy whose dwell has passed, or None: nothing to say."""
     thread = item.thread_id
     held = _hold(situation, item)
@@ -56,6 +61,10 @@ def _judge(policy: Policy, item: Seen, key: tuple[int, str, str, datetime], now:
         return "skip", "history", "it began before t3tui was watching: reported, not acted on"
     if held is not None:
         return None if journal.said(key, held[0]) else ("skip", *held)
+    below = busy_below(thread) if item.finding.rule in EXPLAINED_BY_TREE else None
+    if below is not None:
+        return None if journal.said(key, "child-running") else ("skip", "child-running",
+                                                                below.why())
     acted = user_acted.get(thread)
     if acted is not None and now - acted < timedelta(seconds=limits.user_quiet_s):
         if journal.said(key, "user-acted"):
@@ -80,9 +89,10 @@ def decide(
     user_acted: Mapping[str, datetime],
     journal: Journal,
     titles: Mapping[str, str] | None = None,
+    busy_below: BusyBelow = lambda _t: None,
 ) -> list[Decision]:
     """The decisions to take now, already added to `journal` (callers run the `act` ones and
-    `journal.finish` them). Oldest occurrence first, then by policy number."""
+    `journal.finish` them). `busy_below(thread)`: its nearest descendant still at work. Oldest occurrence first, then by policy number."""
     limits = policies.limits
     out: list[Decision] = []
     journal.prune(window(now, max(HOUR_S, limits.per_thread_period_s)))
@@ -94,7 +104,8 @@ def decide(
             key = (policy.number, finding.thread_id, finding.rule, item.first_seen)
             if journal.closed(key) or now - item.first_seen < timedelta(seconds=policy.after_s):
                 continue
-            judged = _judge(policy, item, key, now, limits, situation, user_acted, journal)
+            judged = _judge(policy, item, key, now, limits, situation, user_acted, journal,
+                            busy_below)
             if judged is None:
                 continue
             verdict, code, why = judged

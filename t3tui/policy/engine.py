@@ -22,6 +22,7 @@ from t3tui.policy.occurrences import Occurrences
 from t3tui.policy.run import Records, execute
 from t3tui.policy.spec import Policy, PolicySet
 from t3tui.policy.switch import Switch
+from t3tui.policy.tree import Tree
 
 CONFIRM_TIMEOUT_S = 20.0
 
@@ -41,6 +42,7 @@ class Engine:
         self.acted_log = acted_log  # the user's actions from other t3tui processes
         self._findings: dict[str, tuple[Finding, ...]] = {}
         self._titles: dict[str, str] = {}
+        self.tree = Tree()  # children and states: a busy child explains a quiet parent
         self._busy: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -53,6 +55,7 @@ class Engine:
         self.rows_changed({row.id: row for row in rows})
 
     def rows_changed(self, changed: Mapping[str, ThreadRow | None]) -> None:
+        self.tree.update(changed)
         for thread_id, row in changed.items():
             if row is None or not row.findings:
                 self._findings.pop(thread_id, None)
@@ -63,6 +66,7 @@ class Engine:
 
     def forget_except(self, shown: Mapping[str, object]) -> None:
         """A whole view: threads no longer shown have no findings."""
+        self.tree.forget_except(shown)
         for thread_id in [t for t in self._findings if t not in shown]:
             del self._findings[thread_id]
 
@@ -84,7 +88,7 @@ class Engine:
                 if s.thread_id not in self._busy]
         situation = Situation(live, synchronized, replay, self.dry_run)
         decisions = decide(self.policies, seen, now, situation, self.user_acted, self.journal,
-                           self._titles)
+                           self._titles, self.tree.busy_below)
         for decision in decisions:
             self.emit(decision)
             if decision.verdict != "skip":

@@ -38,7 +38,7 @@ class Step:
 class Decision:
     """One decision of policy `policy` about one finding occurrence (`thread_id`, `rule`, first
     seen at `seen_at`). `code` is why in a word (due, history, rate-thread, rate-hour,
-    user-acted, stale, not-synchronized, replay); `why` says it to a person."""
+    user-acted, child-running, stale, not-synchronized, replay); `why` says it to a person."""
 
     policy: int
     thread_id: str
