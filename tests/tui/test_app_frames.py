@@ -30,6 +30,7 @@ from t3tui.tui.view.labels import glyph
 from t3tui.tui.widgets.panes import Banner, StatusBar, TimelineView
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.model import factory as f
+from tests.tui.question import SCRATCH, question_frames
 from tests.tui.waiting import until
 
 SIZE = (140, 40)
@@ -306,21 +307,8 @@ async def test_unknown_theme_is_a_warning_not_a_crash() -> None:
 
 
 async def test_a_question_is_answered_in_a_form() -> None:
-    scratch = "thread-scratch"
-    row = f.shell_row(scratch, "Scratch", 7, status="running", activity="running", run="run-q",
-                      requested=290, started=290, updated=295,
-                      pending={"id": "rq-9", "kind": "user_input", "createdAt": f.iso(295)})
-    item = f.turn_item("ask-9", scratch, "run-q", "user_input_request", 295, 295,
-                       status="running", requestId="rq-9",
-                       questions=[{"id": "branch", "header": "Branch",
-                                   "question": "Which branch? [main/dev]", "options": []}])
-    frames = [*load_frames("showcase"),
-              {"stream": "shell", "item": {"kind": "thread.updated", "sequence": 99990,
-                                           "location": "active", "thread": row}},
-              {"stream": "thread", "threadId": scratch, "item": {
-                  "kind": "event", "sequence": 99991, "event": {
-                      "id": "evt-q", "threadId": scratch, "occurredAt": f.iso(295),
-                      "type": "turn-item.updated", "payload": item}}}]
+    scratch = SCRATCH
+    frames = question_frames("Which branch? [main/dev]")
     app = SupervisorApp(FrameSource(frames), config=TuiConfig(), clock=lambda: NOW, tick=None)
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)

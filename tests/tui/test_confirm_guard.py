@@ -7,6 +7,8 @@ the question is armed, answer it as before.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from t3tui.tui.screens.modals import ConfirmScreen
@@ -15,18 +17,26 @@ from tests.tui.test_app_frames import id_of, select, settled
 from tests.tui.waiting import until
 
 
+async def ask_to_settle(pilot: Any) -> str:
+    """Select "Scratch", press s, and wait for its settle question and its buttons."""
+    app = pilot.app
+    await settled(pilot)
+    scratch = id_of(app, "Scratch")
+    await select(pilot, scratch)
+    await pilot.press("s")
+    await until(lambda: isinstance(app.screen, ConfirmScreen), what="the settle question")
+    await until(lambda: app.screen.query("#choice-0") and app.screen.focused is not None,
+                what="its buttons, the first focused")
+    return scratch
+
+
 @pytest.mark.parametrize("key", ["enter", "space"])
 async def test_a_key_typed_as_the_question_opens_does_not_answer_it(
         monkeypatch: pytest.MonkeyPatch, key: str) -> None:
     monkeypatch.setattr(ConfirmScreen, "ARM_S", 60.0, raising=False)  # never armed in this test
     app = showcase_app()
     async with app.run_test(size=(160, 48)) as pilot:
-        await settled(pilot)
-        scratch = id_of(app, "Scratch")
-        await select(pilot, scratch)
-        await pilot.press("s")
-        await until(lambda: isinstance(app.screen, ConfirmScreen), what="the settle question")
-        await until(lambda: app.screen.query("#choice-0"), what="its buttons")
+        scratch = await ask_to_settle(pilot)
         await pilot.press(key)
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen), "the key answered the question"
@@ -39,11 +49,6 @@ async def test_once_armed_enter_answers_the_question(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(ConfirmScreen, "ARM_S", 0.0, raising=False)
     app = showcase_app()
     async with app.run_test(size=(160, 48)) as pilot:
-        await settled(pilot)
-        scratch = id_of(app, "Scratch")
-        await select(pilot, scratch)
-        await pilot.press("s")
-        await until(lambda: isinstance(app.screen, ConfirmScreen), what="the settle question")
-        await until(lambda: app.screen.focused is not None, what="its first button focused")
+        scratch = await ask_to_settle(pilot)
         await pilot.press("enter")
         await until(lambda: "settle" in app.statuses.get(scratch, {}), what="the settle")

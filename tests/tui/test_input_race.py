@@ -25,13 +25,13 @@ from t3tui.tui.app.app import SupervisorApp
 from t3tui.tui.app.config import TuiConfig
 from t3tui.tui.screens.modals import PromptScreen
 from t3tui.tui.screenshots import NOW, ORCHESTRATOR, settled, showcase_app
-from t3tui.tui.sources.frames import FrameSource, load_frames
+from t3tui.tui.sources.frames import FrameSource
 from t3tui.tui.sources.replay import ReplaySource
 from t3tui.tui.sources.source import LiveSource
 from t3tui.tui.widgets.thread_tree import ThreadTree
-from tests.model import factory as f
 from tests.triage import foreign
 from tests.tui.burst import burst
+from tests.tui.question import SCRATCH, question_frames
 from tests.tui.waiting import until
 
 SIZE = (160, 48)
@@ -105,21 +105,8 @@ async def test_a_burst_after_clearing_the_filter_types_into_it_and_sends_nothing
 
 def question_app() -> tuple[SupervisorApp, str]:
     """The showcase plus a thread that asks the user a question (a form to answer)."""
-    scratch = "thread-scratch"
-    row = f.shell_row(scratch, "Scratch", 7, status="running", activity="running", run="run-q",
-                      requested=290, started=290, updated=295,
-                      pending={"id": "rq-9", "kind": "user_input", "createdAt": f.iso(295)})
-    item = f.turn_item("ask-9", scratch, "run-q", "user_input_request", 295, 295,
-                       status="running", requestId="rq-9",
-                       questions=[{"id": "branch", "header": "Branch",
-                                   "question": "Which branch?", "options": []}])
-    frames = [*load_frames("showcase"),
-              {"stream": "shell", "item": {"kind": "thread.updated", "sequence": 99990,
-                                           "location": "active", "thread": row}},
-              {"stream": "thread", "threadId": scratch, "item": {
-                  "kind": "event", "sequence": 99991, "event": {
-                      "id": "evt-q", "threadId": scratch, "occurredAt": f.iso(295),
-                      "type": "turn-item.updated", "payload": item}}}]
+    scratch = SCRATCH
+    frames = question_frames()
     app = SupervisorApp(FrameSource(frames), config=TuiConfig(bell=False), clock=lambda: NOW,
                         tick=None)
     return app, scratch
