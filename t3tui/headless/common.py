@@ -12,19 +12,22 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
-from t3tui.actions import Outcome, SessionPort
+from t3tui.actions import Clock, Outcome, SessionPort
 from t3tui.client.errors import ClientError, describe
+from t3tui.client.outcome import CommandOutcome
 from t3tui.client.recorder import Recorder, RecordingExists
 from t3tui.client.secret import Target, TargetError, resolve_target
 from t3tui.client.session import Session
 from t3tui.client.state import Failed
-from t3tui.model import DetectorConfig, Supervisor, SupervisorView, ThreadRow
+from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor, SupervisorView, ThreadRow
 from t3tui.model.labels import matches_short, one_line, short_id
 from t3tui.model.wiretext import display_text
+from t3tui.policy.acted import note_acted
 
 EXIT_OK = 0
 EXIT_FLAGGED = 1
@@ -188,8 +191,30 @@ class OnThread:
 
     @property
     def port(self) -> SessionPort:
-        """What the shared actions (`t3tui.actions`) need of this connection."""
-        return SessionPort(self.session, self.supervisor)
+        """What the shared actions (`t3tui.actions`) need of this connection; every thread it
+        sends a command to is noted as acted on by the user (`--child`, `--parent`, `--tree`
+        reach threads other than the one named)."""
+        return NotingPort(self.session, self.supervisor)
+
+
+class NotingPort(SessionPort):
+    """A `SessionPort` that notes each thread it sends a command to in the acted log, before
+    sending: a policy (`watch --act` elsewhere) leaves those threads alone for a while."""
+
+    def _note(self, thread_id: object) -> None:
+        if isinstance(thread_id, str) and thread_id:
+            note_acted(self.session.target.base_url, thread_id, now())
+
+    async def dispatch(self, command: Any, timeout: float) -> CommandOutcome:
+        self._note(getattr(command, "thread_id", None))
+        return await super().dispatch(command, timeout)
+
+    async def checkin(self, thread_id: str, *, text: str | None, expect: str | None,
+                      timeout_s: float | None, clock: Clock,
+                      queue_if_busy: bool = True) -> CheckInVerdict:
+        self._note(thread_id)
+        return await super().checkin(thread_id, text=text, expect=expect, timeout_s=timeout_s,
+                                     clock=clock, queue_if_busy=queue_if_busy)
 
 
 def answered(outcome: Outcome, out: Console) -> bool:
