@@ -101,13 +101,18 @@ class Policies:
 
     def user_acted(self, status: ActionStatus) -> None:
         """A key of the user's (not the demo's autopilot) acted on this thread."""
-        if status.thread_id in self.threads_of_autopilot:
+        self.acted_on(status.thread_id, status.started)
+
+    def acted_on(self, thread_id: str, at: datetime) -> None:
+        """The user's key sent a command to `thread_id` (the thread it was pressed on, or one
+        its action reached: each run a tree stop interrupts)."""
+        if thread_id in self.threads_of_autopilot:
             return
         if self.engine is not None:
-            self.engine.acted(status.thread_id, status.started)
-        where = self._server_of(status.thread_id)
+            self.engine.acted(thread_id, at)
+        where = self._server_of(thread_id)
         if where is not None:  # a `watch --act` elsewhere leaves it alone too
-            note_acted(*where, status.started)
+            note_acted(*where, at)
 
     def _note_policy(self, decision: Decision) -> None:
         """Into the recording of the thread's own server, under that server's thread id (with

@@ -59,6 +59,7 @@ class TriagePort(Protocol):
 
 class PoliciesPort(Protocol):
     threads_of_autopilot: frozenset[str]
+    def acted_on(self, thread_id: str, at: datetime) -> None: ...
     @property
     def text(self) -> str: ...
     def step(self, view: SupervisorView, now: datetime,

@@ -41,6 +41,8 @@ class TreeActions:
             if key != "stop":
                 return
             self.app.quiet([t.thread_id for t in targets])
+            for target in targets:  # each run it stops is the user's act, for the policies
+                self.app.policies.acted_on(target.thread_id, self.app.clock())
             self.app.actions.start_flow(row.id, "stop_tree", lambda report: actions.stop_tree(
                 self.app.source, targets, report=report, clock=self.app.clock,
                 timeout=self.app.actions.timeout(), new_id=self.app.new_id))
