@@ -28,6 +28,9 @@ class StyledStatic(RowStyled, Static):
 
     COMPONENT_CLASSES = set(ROW_COMPONENTS)
     _shown: tuple[str, object, object] | None = None
+    # True for a pane whose size its text cannot change (styles fix it): an update then
+    # repaints it without a layout of the whole screen
+    FIXED_SIZE = False
 
     def set_text(self, text: Text) -> bool:
         """Show `text` unless it is what is shown already (the app refreshes panes many times
@@ -37,7 +40,7 @@ class StyledStatic(RowStyled, Static):
         if key == self._shown:
             return False
         self._shown = key
-        self.update(text)
+        self.update(text, layout=not self.FIXED_SIZE)
         return True
 
 
@@ -86,6 +89,9 @@ def connection_word(state: ConnectionState) -> str:
 
 class StatusBar(StyledStatic):
     """Server, connection state, last sequence, rows shown and the filter in force."""
+
+    # one line, the screen's width (styles: `#status`); its sequence changes every frame
+    FIXED_SIZE = True
 
     def show(self, label: str, state: ConnectionState, sequence: int | None, shown: int,
              total: int, filter_text: str, *, note: str = "", short_note: str = "",
