@@ -9,6 +9,7 @@ import contextlib
 import math
 import os
 import sys
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -230,6 +231,26 @@ def answered(outcome: Outcome, out: Console) -> bool:
     if outcome.kind == "unknown":
         raise CommandError(f"{outcome.command} outcome unknown: {outcome.message}")
     return True
+
+
+SHUTDOWN_GRACE_S = 10.0
+
+
+def exit_if_stuck(after_s: float, what: str) -> threading.Timer:
+    """A run bounded by `--duration` ends by then however it got stuck: a task that swallows
+    its cancellation (asyncio.run then waits for it forever) or a socket that will not close.
+    After `after_s` the process says so in one line and exits 2, from a daemon thread."""
+    def stop() -> None:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        os.write(2, f"t3tui: {what} did not stop within {SHUTDOWN_GRACE_S:g}s of its "
+                    "--duration; exiting\n".encode())
+        os._exit(EXIT_ERROR)
+
+    timer = threading.Timer(after_s, stop)
+    timer.daemon = True
+    timer.start()
+    return timer
 
 
 def run_async(main: Callable[[], Awaitable[int]]) -> int:

@@ -29,8 +29,10 @@ from t3tui.headless.acting import (
 )
 from t3tui.headless.common import (
     EXIT_ERROR,
+    SHUTDOWN_GRACE_S,
     CommandError,
     add_server_arguments,
+    exit_if_stuck,
     now,
     positive_seconds,
     recording_to,
@@ -264,6 +266,8 @@ async def watch_environments(args: argparse.Namespace, envs: list[Environment]) 
 
 def run(args: argparse.Namespace) -> int:
     printer = Printer(args.ndjson, raw=args.raw)
+    if args.duration is not None:
+        exit_if_stuck(args.duration + SHUTDOWN_GRACE_S, "watch")
 
     async def main() -> int:
         envs = environments_of(args)
