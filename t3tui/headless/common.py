@@ -253,6 +253,19 @@ def exit_if_stuck(after_s: float, what: str) -> threading.Timer:
     return timer
 
 
+@contextlib.contextmanager
+def bounded_by(after_s: float | None, what: str) -> Iterator[None]:
+    """`exit_if_stuck` for the run inside the block; a run that ended in time takes its bound
+    with it (commands also run in-process, in the suite and in other programs)."""
+    timer = exit_if_stuck(after_s, what) if after_s is not None else None
+    try:
+        yield
+    finally:
+        if timer is not None:
+            timer.cancel()
+            timer.join()  # gone now, not at its moment
+
+
 def run_async(main: Callable[[], Awaitable[int]]) -> int:
     """Run a subcommand; every failure becomes one line on stderr and exit code 2 (1 for a
     refusal: the contract every command's help and the README state)."""

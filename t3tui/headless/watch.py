@@ -32,7 +32,7 @@ from t3tui.headless.common import (
     SHUTDOWN_GRACE_S,
     CommandError,
     add_server_arguments,
-    exit_if_stuck,
+    bounded_by,
     now,
     positive_seconds,
     recording_to,
@@ -266,8 +266,6 @@ async def watch_environments(args: argparse.Namespace, envs: list[Environment]) 
 
 def run(args: argparse.Namespace) -> int:
     printer = Printer(args.ndjson, raw=args.raw)
-    if args.duration is not None:
-        exit_if_stuck(args.duration + SHUTDOWN_GRACE_S, "watch")
 
     async def main() -> int:
         envs = environments_of(args)
@@ -291,4 +289,6 @@ def run(args: argparse.Namespace) -> int:
                         await acting.close(args.confirm_timeout + 5)
         return 0
 
-    return run_async(main)
+    bound = None if args.duration is None else args.duration + SHUTDOWN_GRACE_S
+    with bounded_by(bound, "watch"):
+        return run_async(main)

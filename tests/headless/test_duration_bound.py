@@ -39,3 +39,16 @@ def test_a_run_stuck_after_its_duration_ends_with_one_line_and_exit_2() -> None:
     assert proc.stdout == b"working\n"
     assert proc.stderr.decode().splitlines() == [
         "t3tui: watch did not stop within 10s of its --duration; exiting"]
+
+
+def test_the_bound_ends_with_the_run_it_guards() -> None:
+    # `watch` also runs inside other processes (the suite calls it in-process): a run that
+    # ended in time must take its bound with it, or the bound ends the host process later
+    import threading
+
+    from t3tui.headless.common import bounded_by
+
+    before = set(threading.enumerate())
+    with bounded_by(0.2, "watch"):
+        pass
+    assert [t for t in threading.enumerate() if t not in before and t.is_alive()] == []
