@@ -94,3 +94,47 @@ async def test_toasts_move_to_the_top_rather_than_cover_the_selected_row() -> No
 
         await until(clear_of_row, what="toasts off the selected row")
         assert app.screen.get_child_by_type(ToastRack).has_class("-top")
+
+
+async def test_textual_private_notification_hooks_are_still_the_ones_toasts_replaces() -> None:
+    """Textual 8.2.8 offers no public hook for what the toast stack holds: `notify` only
+    posts a `Notify`, App's private `_on_notify` adds it to the private `_notifications`
+    and `_refresh_notifications` hands them to the rack. `tui/app/toasts.py` replaces that
+    handler; if an upgrade renames or changes any of these, this fails by name (rather than
+    toasts silently stacking again)."""
+    import inspect
+
+    from textual.app import App
+    from textual.notifications import Notification, Notifications, Notify
+
+    from t3tui.tui.app.toasts import ToastsMixin
+
+    hooks = "App._on_notify / _notifications / _refresh_notifications"
+    assert "_on_notify" in App.__dict__, f"Textual no longer handles Notify in {hooks}"
+    body = inspect.getsource(App._on_notify)
+    assert "self._notifications.add(event.notification)" in body, \
+        f"Textual's {hooks} changed; revisit t3tui/tui/app/toasts.py:\n{body}"
+    assert "self._refresh_notifications()" in body, body
+    assert callable(getattr(App, "_refresh_notifications", None)), hooks
+    for name in ("add", "clear", "__iter__", "__len__", "__contains__"):
+        assert hasattr(Notifications, name), f"Notifications.{name} is gone ({hooks})"
+    note = Notification("m", "t", "information", 5.0, markup=False)
+    assert isinstance(note.identity, str) and note.time_left > 0
+
+    class Bare(ToastsMixin, App[None]):
+        @property
+        def main_screen(self):  # what the mixin places toasts on (the app's tree screen)
+            return self.screen
+
+        def place_toasts(self) -> None:  # no thread tree here to keep in sight
+            pass
+
+    app = Bare()
+    async with app.run_test(notifications=True) as pilot:
+        for _ in range(3):  # the same story three times: only the mixin counts it
+            app.post_message(Notify(Notification("same story", "t", "information", 30.0,
+                                                 markup=False)))
+        await until(lambda: any("(x3)" in n.message for n in app._notifications),
+                    what="the mixin's handler counting the story")
+        await pilot.pause()
+        assert len(app._notifications) == 1, [n.message for n in app._notifications]

@@ -12,7 +12,10 @@ notification that reaches the app:
 - goes to the bottom right, above the status line (styles.tcss), or to the top right while
   at the bottom it would cover the tree's selected row.
 
-The rack is Textual's (`ToastRack`); this mixin only decides what it holds.
+The rack is Textual's (`ToastRack`); this mixin only decides what it holds. Textual 8.2.8 has
+no public hook for that (`notify` only posts a `Notify`; the collection and its handler are
+private), so this replaces App's `_on_notify`; tests/tui/test_toasts.py fails by name when an
+upgrade changes those private hooks.
 """
 
 from __future__ import annotations
