@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 from typing import Any
 
@@ -9,18 +10,21 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from t3tui.client.errors import ClientError
+from t3tui.client.errors import ClientError, describe
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.model.labels import one_line
 from t3tui.tui.app.messages import ActionStatus
-from t3tui.tui.sources.transcripts import MessageLine, Transcript
+from t3tui.tui.sources.transcripts import History, HistoryUnavailable, MessageLine, Transcript
 from t3tui.tui.view.detail import action_text, reason_text
 from t3tui.tui.view.labels import RowStyles, age, clock, glyph, provider_text, word
 from t3tui.tui.widgets.panes import StyledStatic
 from t3tui.words.names import display_id, humanize
+
+log = logging.getLogger(__name__)
 
 
 def render_transcript(transcript: Transcript, styles: RowStyles, *,
@@ -66,6 +70,19 @@ def render_heading(row: ThreadRow | None, thread_id: str, now: datetime, styles:
     return text
 
 
+def older_note(dropped: int, status: str | None) -> str | None:
+    """The one line above a transcript that is missing its `dropped` oldest messages:
+    `status` says where reading them stands (None: read, or nothing is missing)."""
+    if not dropped or status is None:
+        return None
+    held = "older message is not held" if dropped == 1 else "older messages are not held"
+    return f"{dropped} {held}; {status}"
+
+
+LOADING = "loading them…"
+UNAVAILABLE = "this source cannot read them"
+
+
 class TranscriptScreen(Screen[None]):
     """The app keeps calling `show()` while this screen is on top."""
 
@@ -74,24 +91,40 @@ class TranscriptScreen(Screen[None]):
     def __init__(self, thread_id: str) -> None:
         super().__init__(classes="transcript")
         self.thread_id = thread_id
-        # older messages than the app holds, loaded from the server while this screen is
-        # open (let go with it); the note says where that stands
+        # the messages the app let go of, read from the source (`History`) while this screen
+        # is open (let go with it); `older_status` says where that stands
         self.older: dict[str, MessageLine] = {}
-        self.older_note: str | None = None
+        self.older_status: str | None = None
+        self._shown: dict[str, Any] | None = None  # the last `show()`, to redraw after a read
 
     def on_mount(self) -> None:
         source = getattr(self.app, "source", None)
-        load = getattr(source, "history", None)
-        if load is not None and source.transcripts.get(self.thread_id).dropped:
-            self.older_note = "loading older messages from the server…"
-            self.run_worker(self._load_older(load), exit_on_error=False)
+        if source is None or not source.transcripts.get(self.thread_id).dropped:
+            return
+        if not isinstance(source, History):
+            self.older_status = UNAVAILABLE
+            return
+        self.older_status = LOADING
+        self.run_worker(self._load_older(source), exit_on_error=False)
 
-    async def _load_older(self, load: Any) -> None:
+    async def _load_older(self, source: History) -> None:
         try:
-            self.older = await load(self.thread_id)
-            self.older_note = None
-        except ClientError as exc:
-            self.older_note = f"older messages could not be loaded: {one_line(str(exc))}"
+            self.older = await source.history(self.thread_id)
+            self.older_status = None
+        except HistoryUnavailable as exc:
+            self.older_status = one_line(str(exc))
+        except ClientError as exc:  # (its text may come from the server: plain text)
+            self.older_status = f"they could not be read: {one_line(str(exc))}"
+        except Exception as exc:  # never a traceback, nor a note stuck at "loading"
+            log.exception("reading the older messages of %s", self.thread_id)
+            self.older_status = f"they could not be read: {one_line(describe(exc))}"
+        self._redraw()
+
+    def _redraw(self) -> None:
+        """Show the last transcript again (a paused replay sends no frame to redraw it)."""
+        source = getattr(self.app, "source", None)
+        if self._shown is not None and source is not None and self.is_attached:
+            self.show(transcript=source.transcripts.get(self.thread_id), **self._shown)
 
     def compose(self) -> ComposeResult:
         yield StyledStatic(id="transcript-heading")
@@ -102,17 +135,22 @@ class TranscriptScreen(Screen[None]):
     def show(self, row: ThreadRow | None, transcript: Transcript, now: datetime,
              actions: list[ActionStatus], *, view: SupervisorView | None = None,
              raw: bool = False) -> None:
-        heading = self.query_one("#transcript-heading", StyledStatic)
+        self._shown = {"row": row, "now": now, "actions": actions, "view": view, "raw": raw}
+        try:
+            heading = self.query_one("#transcript-heading", StyledStatic)
+            body = self.query_one("#transcript-body", StyledStatic)
+            scroll = self.query_one("#transcript-scroll", VerticalScroll)
+        except NoMatches:  # pushed, not composed yet (a frame came first): shown once it is
+            return
         heading.set_text(render_heading(row, self.thread_id, now, heading.row_styles(), actions))
-        body = self.query_one("#transcript-body", StyledStatic)
-        scroll = self.query_one("#transcript-scroll", VerticalScroll)
         follow = scroll.scroll_y >= scroll.max_scroll_y - 1
+        note = older_note(transcript.dropped, self.older_status)
         if self.older:
             transcript = transcript.with_older(self.older)
         rendered = render_transcript(transcript, body.row_styles(), view=view,
                                      thread_id=self.thread_id, raw=raw)
-        if self.older_note:  # (an error's text may come from the server: plain text)
-            rendered = Text(self.older_note + "\n\n", style=body.row_styles().dim) + rendered
+        if note:
+            rendered = Text(note + "\n\n", style=body.row_styles().dim) + rendered
         if body.set_text(rendered) and follow:
             scroll.scroll_end(animate=False)
 

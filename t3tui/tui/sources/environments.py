@@ -35,7 +35,13 @@ from t3tui.client.waiting import wait_for_update
 from t3tui.model import CheckInVerdict
 from t3tui.model.environments import Combined, qualify, unqualify
 from t3tui.tui.sources.source import Clock, Source
-from t3tui.tui.sources.transcripts import Transcript, TranscriptStore
+from t3tui.tui.sources.transcripts import (
+    History,
+    HistoryUnavailable,
+    MessageLine,
+    Transcript,
+    TranscriptStore,
+)
 
 T = TypeVar("T")
 WAIT_TICK_S = 0.25
@@ -174,6 +180,14 @@ class MultiSource:
     def close_thread(self, thread_id: str) -> None:
         env, raw = self.environment(thread_id)
         env.source.close_thread(raw)
+
+    async def history(self, thread_id: str) -> dict[str, MessageLine]:
+        """The thread's messages, read by its own environment (`History`), over its own
+        connection, with the id that server knows."""
+        env, raw = self.environment(thread_id)
+        if not isinstance(env.source, History):
+            raise HistoryUnavailable(f"{env.name} cannot read them")
+        return await env.source.history(raw)
 
     async def wait_until(self, predicate: Callable[[], T | None], timeout: float) -> T | None:
         """Re-check after any environment's update (and every WAIT_TICK_S s)."""

@@ -17,12 +17,13 @@ from typing import Any, TypeVar
 
 from t3tui.client.recording import Recording
 from t3tui.client.replay import Replay, utc
+from t3tui.client.replay_thread import thread_items
 from t3tui.client.session import StreamUpdate
 from t3tui.client.state import Connecting, ConnectionState, Failed, Live, Observable
 from t3tui.model import DetectorConfig, Supervisor
 from t3tui.tui.sources.readonly import ReadOnlySource
 from t3tui.tui.sources.source import TeeSink
-from t3tui.tui.sources.transcripts import TranscriptStore
+from t3tui.tui.sources.transcripts import MessageLine, TranscriptStore
 
 T = TypeVar("T")
 SPEEDS = (1, 10, 100)
@@ -153,6 +154,13 @@ class ReplaySource(ReadOnlySource):
                 hi = mid
         return self._new_at(seen, hi)
 
+    async def history(self, thread_id: str) -> dict[str, MessageLine]:
+        """The thread's messages as recorded up to the replay's moment (`History`): read
+        from the recording again, off the event loop; the caller holds them while it needs
+        them, nothing is kept here."""
+        return await asyncio.to_thread(_recorded_messages, self.recording, thread_id,
+                                       self.replay.index)
+
     async def triage_recording(self) -> Recording:
         """The whole recording: a report is made as of the replay clock."""
         return self.recording
@@ -188,3 +196,10 @@ class ReplaySource(ReadOnlySource):
     async def stop(self) -> None:
         self._stopped = True
         self._wake.set()
+
+
+def _recorded_messages(recording: Recording, thread_id: str, stop: int) -> dict[str, MessageLine]:
+    store = TranscriptStore(bounded=False)
+    for item in thread_items(recording, thread_id, stop):
+        store.apply(thread_id, item)
+    return store.get(thread_id).messages

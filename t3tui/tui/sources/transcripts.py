@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from t3tui.protocol import ProtocolError
 from t3tui.protocol.stream import ThreadEventItem, ThreadSnapshotItem, decode_thread_item
 
 # Enough for the detail pane and a transcript's recent past; older messages stay on the
-# server, and an open transcript loads them (`TranscriptScreen`, `LiveSource.history`).
+# server (or in the recording), and an open transcript loads them (`History`).
 MAX_MESSAGES = 400
 
 
@@ -59,8 +59,15 @@ class Transcript:
     dropped: int = 0  # older messages let go (MAX_MESSAGES): the server still has them
 
     def with_older(self, older: dict[str, MessageLine]) -> Transcript:
-        """This transcript with older messages loaded from the server (held ones win)."""
-        return Transcript({**older, **self.messages}, self.runs, self.prompts)
+        """This transcript with the messages it let go, from a read of the whole thread
+        (`History.history`): only those before its first held message, and only while it
+        let some go (a replay sent back in time holds them all again: never its future)."""
+        if not self.dropped or not self.messages:
+            return self
+        first = _message_key(self.ordered_messages()[0])
+        before = {i: m for i, m in older.items()
+                  if i not in self.messages and _message_key(m) < first}
+        return Transcript({**before, **self.messages}, self.runs, self.prompts)
 
     def latest_messages(self, n: int) -> list[MessageLine]:
         return self.ordered_messages()[-n:]
@@ -151,11 +158,29 @@ def _typed(item: dict[str, Any]) -> Any:
         return None  # the supervisor took what it could; the transcript skips it
 
 
-class TranscriptStore:
-    """Per-thread transcripts, fed the same thread items as the supervisor."""
+class HistoryUnavailable(Exception):
+    """This source cannot read a thread's older messages; the message says why (one line)."""
 
-    def __init__(self) -> None:
+
+@runtime_checkable
+class History(Protocol):
+    """A source that reads a thread's older messages on demand, for an open transcript: a
+    live server (`getThreadProjection`), several of them (the thread's own), a replay (its
+    recording up to the replay's moment). One read per opening, let go when it closes."""
+
+    async def history(self, thread_id: str) -> dict[str, MessageLine]:
+        """Every message of the thread by id (raises `ClientError` when the read fails,
+        `HistoryUnavailable` when this source cannot read them)."""
+        ...
+
+
+class TranscriptStore:
+    """Per-thread transcripts, fed the same thread items as the supervisor. `bounded`: keep
+    the latest MAX_MESSAGES of each (False: all, for a one-off read of a whole thread)."""
+
+    def __init__(self, *, bounded: bool = True) -> None:
         self._threads: dict[str, Transcript] = {}
+        self._bounded = bounded
 
     def get(self, thread_id: str) -> Transcript:
         return self._threads.get(thread_id) or Transcript()
@@ -200,9 +225,8 @@ class TranscriptStore:
         elif etype == "turn-item.updated" and (prompt := _prompt(payload)) is not None:
             self._threads.setdefault(thread_id, Transcript()).prompts[prompt.request_id] = prompt
 
-    @staticmethod
-    def _trim(t: Transcript) -> None:
-        if len(t.messages) > MAX_MESSAGES:
+    def _trim(self, t: Transcript) -> None:
+        if self._bounded and len(t.messages) > MAX_MESSAGES:
             keep = t.ordered_messages()[-MAX_MESSAGES:]
             t.dropped += len(t.messages) - len(keep)
             t.messages = {m.id: m for m in keep}

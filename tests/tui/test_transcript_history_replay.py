@@ -1,0 +1,101 @@
+"""A long thread's transcript in replay (`--replay FILE`): the older messages come from the
+recording itself, as recorded up to the replay's moment and never beyond it; they are read
+when the transcript opens and let go when it closes."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from textual.widgets import Static
+
+from t3tui.backend.testing import running_backend, wait_until
+from t3tui.client.backoff import Backoff
+from t3tui.client.recording import read_recording
+from t3tui.client.secret import Secret, Target
+from t3tui.client.state import Live
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
+from t3tui.tui.screens.transcript import TranscriptScreen
+from t3tui.tui.sources import transcripts
+from t3tui.tui.sources.replay import ReplaySource
+from t3tui.tui.sources.source import LiveSource
+from tests.headless.test_commands_e2e import launch
+from tests.tui.test_live import SIZE, select, text_of
+from tests.tui.test_transcript_history import _reply
+from tests.tui.waiting import until
+
+pytestmark = pytest.mark.e2e
+
+
+async def _record_long_talk(path: Path) -> str:
+    """A recording of a thread of four messages: FIRSTWORD asked and answered (the thread's
+    snapshot), then LASTWORD (its events)."""
+    async with running_backend() as backend:
+        thread = await launch(backend, "Reply FIRSTWORD", title="A long talk")
+        await wait_until(lambda: backend.engine.shell_row(thread).status == "completed",
+                         timeout=15)
+        source = LiveSource(Target(backend.url, Secret(backend.token)), backoff=Backoff.fast())
+        recorder = source.record_to(str(path))
+        runner = asyncio.create_task(source.run())
+        try:
+            await wait_until(lambda: isinstance(source.state.value, Live), timeout=15)
+            source.open_thread(thread)
+            await wait_until(lambda: source.transcripts.get(thread).messages, timeout=15)
+            await _reply(backend, thread, "LASTWORD")
+            await wait_until(lambda: any(m.text == "LASTWORD" and not m.streaming for m in
+                                         source.transcripts.get(thread).messages.values()),
+                             timeout=15, what="the reply, recorded")
+        finally:
+            await source.stop()
+            await runner
+            recorder.close()
+    return thread
+
+
+def _texts(messages: dict[str, transcripts.MessageLine]) -> list[str]:
+    return [m.text for m in sorted(messages.values(), key=lambda m: (m.created_at, m.id))]
+
+
+async def test_replay_history_is_the_recording_up_to_the_replay_moment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(transcripts, "MAX_MESSAGES", 2)
+    path = tmp_path / "long.ndjson.gz"
+    thread = await _record_long_talk(path)
+    recording = read_recording(path)
+    source = ReplaySource(recording)
+    source.seek(source.end)
+    assert len(source.transcripts.get(thread).messages) == 2  # the bound holds in replay
+    assert _texts(await source.history(thread)) == [
+        "Reply FIRSTWORD", "FIRSTWORD", "Reply LASTWORD", "LASTWORD"]
+    # a moment before LASTWORD was asked: its history holds nothing from after it
+    asked = next(i for i, line in enumerate(recording.lines) if b"Reply LASTWORD" in line)
+    source.seek(recording.times[asked] - 0.0005)
+    assert _texts(await source.history(thread)) == ["Reply FIRSTWORD", "FIRSTWORD"]
+
+
+async def test_a_long_transcript_in_replay_shows_its_first_messages(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(transcripts, "MAX_MESSAGES", 2)
+    path = tmp_path / "long.ndjson.gz"
+    thread = await _record_long_talk(path)
+    source = ReplaySource(read_recording(path))
+    app = SupervisorApp(source, config=TuiConfig(bell=False, toast=False), clock=source.clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: source.opened, what="the replay opened")
+        source.seek(source.end)
+        app.refresh_view()
+        await select(pilot, "A long talk")
+        assert source.transcripts.get(thread).dropped == 2
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, TranscriptScreen))
+        body = app.screen.query_one("#transcript-body", Static)
+        await until(lambda: "Reply FIRSTWORD" in text_of(body), timeout=15,
+                    what="the older messages, read from the recording")
+        shown = text_of(body)
+        assert shown.index("Reply FIRSTWORD") < shown.index("Reply LASTWORD")
+        assert "not held" not in shown
+        await pilot.press("escape")
+        await until(lambda: app.screen is app.main_screen)
+        assert len(source.transcripts.get(thread).messages) == 2  # let go again
