@@ -3,16 +3,31 @@
 One loop for every source that announces its updates (`on_update`): the predicate is checked
 after each announced batch, and every `tick` seconds as well, since a condition may turn on
 time alone (a dwell, a deadline).
+
+Never `asyncio.wait_for(event.wait(), t)` in a loop that runs until cancelled: on Python 3.11
+it returns normally when its caller is cancelled in the same turn of the loop as the event is
+set, losing the cancellation (CPython gh-86296, fixed in 3.12), and the loop then never ends
+(`t3tui watch --duration` once ran on for ever that way). `set_within` keeps it.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+
+async def set_within(event: asyncio.Event, timeout: float) -> bool:
+    """True once `event` is set, False when `timeout` seconds pass first; a cancellation of
+    the caller is always raised, whatever else happened in the same turn of the loop."""
+    waiter = asyncio.ensure_future(event.wait())
+    try:
+        done, _ = await asyncio.wait((waiter,), timeout=timeout)
+    finally:
+        waiter.cancel()
+    return bool(done)
 
 
 async def wait_for_update(
@@ -33,7 +48,6 @@ async def wait_for_update(
             remaining = deadline - loop.time()
             if value or remaining <= 0:
                 return value or None
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), min(tick, remaining))
+            await set_within(wake, min(tick, remaining))
     finally:
         stop()

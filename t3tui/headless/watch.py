@@ -20,6 +20,7 @@ from t3tui.client.environments import Environment
 from t3tui.client.errors import ClientError
 from t3tui.client.session import Session, StreamUpdate
 from t3tui.client.state import ConnectionState, Failed, Live, Reconnecting
+from t3tui.client.waiting import set_within
 from t3tui.headless.acting import (
     Acting,
     add_policy_arguments,
@@ -217,13 +218,17 @@ async def watch(session: Session, supervisor: Supervisor, printer: Printer,
                     acting.rows_changed(changed)
             if acting is not None:
                 acting.tick(at, live=isinstance(state, Live))
-            try:
-                await asyncio.wait_for(wake.wait(), TICK_S)
-            except TimeoutError:
-                pass
+            await set_within(wake, TICK_S)  # not wait_for: it can lose the cancellation
     finally:
         stop_updates()
         stop_states()
+
+
+async def watch_for(duration: float | None, session: Session, supervisor: Supervisor,
+                    printer: Printer, acting: Acting | None = None) -> None:
+    """`watch` for `duration` seconds (None: until cancelled)."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(watch(session, supervisor, printer, acting), duration)
 
 
 async def watch_environments(args: argparse.Namespace, envs: list[Environment]) -> int:
@@ -280,10 +285,7 @@ def run(args: argparse.Namespace) -> int:
                     if policies else None
                 try:
                     with on_signal([acting] if acting else []):
-                        await asyncio.wait_for(watch(session, supervisor, printer, acting),
-                                               args.duration)
-                except TimeoutError:
-                    pass
+                        await watch_for(args.duration, session, supervisor, printer, acting)
                 finally:
                     if acting is not None:
                         await acting.close(args.confirm_timeout + 5)
