@@ -96,6 +96,7 @@ class TranscriptScreen(Screen[None]):
         self.older: dict[str, MessageLine] = {}
         self.older_status: str | None = None
         self._shown: dict[str, Any] | None = None  # the last `show()`, to redraw after a read
+        self._ending = False  # a scroll to the end is asked and not done yet
 
     def on_mount(self) -> None:
         source = getattr(self.app, "source", None)
@@ -143,7 +144,9 @@ class TranscriptScreen(Screen[None]):
         except NoMatches:  # pushed, not composed yet (a frame came first): shown once it is
             return
         heading.set_text(render_heading(row, self.thread_id, now, heading.row_styles(), actions))
-        follow = scroll.scroll_y >= scroll.max_scroll_y - 1
+        # at the end, or on the way there: Textual scrolls after the next refresh, and what
+        # comes in meanwhile (the older messages, read) finds the view not at its end yet
+        follow = self._ending or scroll.scroll_y >= scroll.max_scroll_y - 1
         note = older_note(transcript.dropped, self.older_status)
         if self.older:
             transcript = transcript.with_older(self.older)
@@ -152,7 +155,11 @@ class TranscriptScreen(Screen[None]):
         if note:
             rendered = Text(note + "\n\n", style=body.row_styles().dim) + rendered
         if body.set_text(rendered) and follow:
-            scroll.scroll_end(animate=False)
+            self._ending = True
+            scroll.scroll_end(animate=False, on_complete=self._ended)
+
+    def _ended(self) -> None:
+        self._ending = False
 
     def action_back(self) -> None:
         self.dismiss(None)
