@@ -87,6 +87,9 @@ async def test_replay_history_is_the_recording_up_to_the_replay_moment(
     asked = next(i for i, line in enumerate(recording.lines) if b"Reply LASTWORD" in line)
     source.seek(recording.times[asked] - 0.0005)
     assert _texts(await source.history(thread)) == ["Reply FIRSTWORD", "FIRSTWORD"]
+    # nor does a transcript opened at the end and sent back there show its future
+    back = source.transcripts.get(thread)
+    assert _texts(back.with_older(at_end).messages) == ["Reply FIRSTWORD", "FIRSTWORD"]
 
 
 async def test_a_long_transcript_in_replay_shows_its_first_messages(
