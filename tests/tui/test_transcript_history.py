@@ -51,3 +51,28 @@ async def test_a_long_transcript_loads_its_older_messages_when_opened(monkeypatc
             await until(lambda: app.screen is app.main_screen)
             # closed: the older messages are let go again
             assert len(app.source.transcripts.get(thread).messages) == 2
+
+
+async def test_a_transcript_that_grows_long_while_open_keeps_its_first_messages(
+        monkeypatch) -> None:
+    monkeypatch.setattr(transcripts, "MAX_MESSAGES", 2)
+    async with running_backend() as backend:
+        thread = await launch(backend, "Reply FIRSTWORD", title="A long talk")
+        await wait_until(lambda: backend.engine.shell_row(thread).status == "completed",
+                         timeout=15)
+        app = live_app(backend.url, backend.token)
+        async with app.run_test(size=SIZE) as pilot:
+            await select(pilot, "A long talk")
+            await pilot.press("enter")
+            await until(lambda: isinstance(app.screen, TranscriptScreen))
+            body = app.screen.query_one("#transcript-body", Static)
+            await until(lambda: "FIRSTWORD" in text_of(body), what="the short transcript")
+            assert not app.source.transcripts.get(thread).dropped  # all held when opened
+            await _reply(backend, thread, "LASTWORD")
+            await until(lambda: app.source.transcripts.get(thread).dropped == 2,
+                        what="the first exchange let go while the transcript is open")
+            await until(lambda: "Reply FIRSTWORD" in text_of(body)
+                        and "LASTWORD" in text_of(body).split("Reply LASTWORD")[-1],
+                        timeout=15, what="the whole talk, the first exchange read again")
+            shown = text_of(body)
+            assert shown.index("Reply FIRSTWORD") < shown.index("Reply LASTWORD")

@@ -97,11 +97,15 @@ class TranscriptScreen(Screen[None]):
         self.older_status: str | None = None
         self._shown: dict[str, Any] | None = None  # the last `show()`, to redraw after a read
         self._ending = False  # a scroll to the end is asked and not done yet
+        self._asked = False  # the older messages were asked for (once per opening)
 
-    def on_mount(self) -> None:
-        source = getattr(self.app, "source", None)
-        if source is None or not source.transcripts.get(self.thread_id).dropped:
+    def _read_older(self, dropped: int) -> None:
+        """Read the messages the app let go of, once: when the transcript opens missing some,
+        or when it grows past what the app holds while it is open."""
+        if not dropped or self._asked:
             return
+        self._asked = True
+        source = getattr(self.app, "source", None)
         if not isinstance(source, History):
             self.older_status = UNAVAILABLE
             return
@@ -147,6 +151,7 @@ class TranscriptScreen(Screen[None]):
         # at the end, or on the way there: Textual scrolls after the next refresh, and what
         # comes in meanwhile (the older messages, read) finds the view not at its end yet
         follow = self._ending or scroll.scroll_y >= scroll.max_scroll_y - 1
+        self._read_older(transcript.dropped)
         note = older_note(transcript.dropped, self.older_status)
         if self.older:
             transcript = transcript.with_older(self.older)
