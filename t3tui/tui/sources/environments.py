@@ -186,7 +186,7 @@ class MultiSource:
         connection, with the id that server knows."""
         env, raw = self.environment(thread_id)
         if not isinstance(env.source, History):
-            raise HistoryUnavailable(f"{env.name} cannot read them")
+            raise HistoryUnavailable(f"the {env.name} environment cannot read them")
         return await env.source.history(raw)
 
     async def wait_until(self, predicate: Callable[[], T | None], timeout: float) -> T | None:
