@@ -197,6 +197,17 @@ def task_facts(parent_id: str, proj: Projection) -> tuple[TaskFacts, ...]:
     return tuple(out)
 
 
+def _built(fields: dict[str, Any]) -> OwnFacts:
+    """Facts from every one of their fields, without the frozen dataclass's `__init__`: with
+    47 fields passed by keyword and set one by one through `object.__setattr__`, it was half
+    of `own_facts`, which runs for every thread of a snapshot. (Over 30 attributes an
+    instance's dict is a dict of its own anyway, so filling it at once costs no memory.)
+    tests/model/test_facts_built.py holds the fields to the dataclass's."""
+    facts = object.__new__(OwnFacts)
+    facts.__dict__.update(fields)
+    return facts
+
+
 def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
               proj: Projection | None) -> OwnFacts:
     """Build the facts of one thread from its shell row and (if subscribed) its projection."""
@@ -225,47 +236,47 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
     if proj and proj.dropped_requested_at:
         requested.append(proj.dropped_requested_at)
     archived = location == "archive" or bool(base.get("archivedAt")) or bool(base.get("deletedAt"))
-    return OwnFacts(
-        id=thread_id,
-        title=string(base.get("title")) or thread_id,
-        created_at=ts(base.get("createdAt")),
-        visible=bool(base) and not archived,
-        lineage_parent=parent,
-        creation_source=string(base.get("creationSource")),
-        settled=base.get("settledOverride") == "settled",
-        settled_at=ts(base.get("settledAt")),
-        archived_at=ts(base.get("archivedAt")),
-        provider=string(base.get("providerInstanceId")) or string(sel.get("instanceId")),
-        model=string(sel.get("model")),
-        status=status,
-        activity=activity,
-        active_run_id=active_run_id,
-        run_requested_at=ts(run.get("requestedAt")) if run else ts(sh.get("latestRunRequestedAt")),
-        run_started_at=(ts(run.get("startedAt")) if run else None) or ts(sh.get("latestRunStartedAt")),
-        run_completed_at=ts(sh.get("latestRunCompletedAt")) or (ts(latest_run.get("completedAt")) if latest_run else None),
-        latest_run_requested_at=latest(ts(sh.get("latestRunRequestedAt")), *requested),
-        activity_since=since,
-        pending=pending,
-        latest_message=preview(sh, proj),
-        shell_updated_at=ts(sh.get("updatedAt")),
-        background_tasks=len(objs(sh.get("pendingBackgroundTasks"))),
+    return _built({
+        "id": thread_id,
+        "title": string(base.get("title")) or thread_id,
+        "created_at": ts(base.get("createdAt")),
+        "visible": bool(base) and not archived,
+        "lineage_parent": parent,
+        "creation_source": string(base.get("creationSource")),
+        "settled": base.get("settledOverride") == "settled",
+        "settled_at": ts(base.get("settledAt")),
+        "archived_at": ts(base.get("archivedAt")),
+        "provider": string(base.get("providerInstanceId")) or string(sel.get("instanceId")),
+        "model": string(sel.get("model")),
+        "status": status,
+        "activity": activity,
+        "active_run_id": active_run_id,
+        "run_requested_at": ts(run.get("requestedAt")) if run else ts(sh.get("latestRunRequestedAt")),
+        "run_started_at": (ts(run.get("startedAt")) if run else None) or ts(sh.get("latestRunStartedAt")),
+        "run_completed_at": ts(sh.get("latestRunCompletedAt")) or (ts(latest_run.get("completedAt")) if latest_run else None),
+        "latest_run_requested_at": latest(ts(sh.get("latestRunRequestedAt")), *requested),
+        "activity_since": since,
+        "pending": pending,
+        "latest_message": preview(sh, proj),
+        "shell_updated_at": ts(sh.get("updatedAt")),
+        "background_tasks": len(objs(sh.get("pendingBackgroundTasks"))),
         **turn_side(sh or app, proj, run, latest_run, activity),
-        session_ids=frozenset(proj.session_ids()) if proj else _NONE,
-        run_session_ids=_run_sessions(proj, run, sh or app),
-        session_attached_at=dict(proj.attached_at) if proj else {},
-        subscribed=proj is not None,
-        has_record=bool(base),
-        tasks=tasks,
-        task_index={t.task_id: t for t in tasks},
-        cohorts=cohorts,
-        mentions=mentions_of(proj) if proj else (),
-        claims=tuple(proj.claims.values()) if proj else (),
-        interrupt_asked=_interrupt_asked(proj, active_run_id) if proj and activity else None,
-        interrupt_answered=frozenset(proj.interrupt_results) if proj else _NONE,
-        dead_waits=tuple(c for c in proj.tool_calls.values()
+        "session_ids": frozenset(proj.session_ids()) if proj else _NONE,
+        "run_session_ids": _run_sessions(proj, run, sh or app),
+        "session_attached_at": dict(proj.attached_at) if proj else {},
+        "subscribed": proj is not None,
+        "has_record": bool(base),
+        "tasks": tasks,
+        "task_index": {t.task_id: t for t in tasks},
+        "cohorts": cohorts,
+        "mentions": mentions_of(proj) if proj else (),
+        "claims": tuple(proj.claims.values()) if proj else (),
+        "interrupt_asked": _interrupt_asked(proj, active_run_id) if proj and activity else None,
+        "interrupt_answered": frozenset(proj.interrupt_results) if proj else _NONE,
+        "dead_waits": tuple(c for c in proj.tool_calls.values()
                          if c.mode == "wait" and c.completed_at is not None and not c.task_id)
         if proj else (),
-    )
+    })
 
 
 def mentions_of(proj: Projection) -> tuple[tuple[str, str, datetime | None, str], ...]:
