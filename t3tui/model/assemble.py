@@ -180,15 +180,18 @@ class Assembler:
         checkin = self.checkins.get(thread_id)
         if checkin is not None:
             note(checkin.deadline)
+        # (a leaf with no tasks and no session, most threads of a big tree: no scans)
+        busy = [k for k in kids if self.busy(k)] if kids else kids
         return ThreadContext(
             own=own,
             parent=parent,
             task=self.task_of(thread_id),
             blocked_on=tuple(blocked),
-            busy_children=sum(1 for k in kids if self.busy(k)),
-            orphaned_children=sum(1 for k in kids if self.busy(k) and self.orphaned(k, own)),
-            undelivered_children=sum(1 for t in own.tasks if t.terminal and t.delivery in ("pending", "claimed")),
-            detaches=self.detaches(own),
+            busy_children=len(busy),
+            orphaned_children=sum(1 for k in busy if self.orphaned(k, own)) if busy else 0,
+            undelivered_children=sum(1 for t in own.tasks if t.terminal and t.delivery in ("pending", "claimed"))
+            if own.tasks else 0,
+            detaches=self.detaches(own) if own.run_session_ids else (),
             checkin=checkin,
             checkin_verdict=self.verdict(thread_id, self.now) if checkin else None,
             task_known=ix.task_known,
@@ -270,7 +273,11 @@ class Assembler:
         ctx = self.derived(thread_id)[2]
         rec = self.ix.records[thread_id]
         kids = self.visible_children(thread_id)
-        counts = Counter(self.state_of(k) for k in kids)
+        if kids:
+            counts = Counter(self.state_of(k) for k in kids)
+            child_counts = {s: counts[s] for s in STATES if counts.get(s)}
+        else:
+            child_counts = {}  # a leaf: most rows of a big tree
         task = ctx.task
         parent_visible = rec.parent is not None and self.visible(rec.parent)
         return ThreadRow(
@@ -282,6 +289,6 @@ class Assembler:
             orphan=rec.parent is not None and not parent_visible,
             task=task.as_info(self.now, ctx.parent.cohorts.get(task.run_id or "")
                               if ctx.parent is not None else None) if task else None,
-            child_counts={s: counts.get(s, 0) for s in STATES if counts.get(s)},
+            child_counts=child_counts,
             **self._own_fields(thread_id, task),
         )
