@@ -2,14 +2,21 @@
 
 A command runs under `sh -c` in a new session, so killing its process group takes down the whole
 tree (pipelines, background jobs) on interrupt or shutdown.
+
+An agent dies with its backend, even one killed with `kill -9` (no shutdown runs then): on
+Linux the shell leading the group asks the kernel for SIGHUP when the backend goes
+(`prctl(PR_SET_PDEATHSIG)` before exec), and its trap kills the whole group. Elsewhere the
+ledger (`ledger.py`) ends such groups at the next start.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import os
 import signal
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -17,6 +24,40 @@ from t3tui.backend.provider.ledger import AgentLedger
 
 KILL_GRACE_SECONDS = 2.0
 READ_CHUNK = 4096
+PR_SET_PDEATHSIG = 1
+DIE_WITH_BACKEND = True  # off only in a test of the ledger, the fallback
+
+
+def _libc_prctl() -> Callable[..., int] | None:
+    """libc's `prctl`, looked up once here (the forked child only calls it); None off Linux."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
+    except (OSError, AttributeError):
+        return None
+
+
+PRCTL = _libc_prctl()
+
+
+def _hangup_when_gone(backend: int) -> Callable[[], None]:
+    """For the child, between fork and exec: SIGHUP when the backend dies. A backend already
+    gone (between fork and this call) is not noticed by the kernel: end the child now."""
+
+    def tie() -> None:
+        assert PRCTL is not None
+        PRCTL(PR_SET_PDEATHSIG, signal.SIGHUP, 0, 0, 0)
+        if os.getppid() != backend:
+            os._exit(129)
+
+    return tie
+
+
+def group_dies_with_leader(command: str) -> str:
+    """`command` under a shell that kills its whole process group on SIGHUP (the kernel's
+    parent-death signal reaches only the leader; its children would live on)."""
+    return f"trap 'kill -KILL 0' HUP\n{{\n{command}\n}} &\nwait $!\n"
 
 
 class ProcessRegistry:
@@ -78,14 +119,16 @@ async def run_command(
     Cancellation (an interrupt) kills the process group before the cancellation propagates.
     """
     full_env = {**os.environ, **(env or {})}
+    tied = DIE_WITH_BACKEND and PRCTL is not None
     proc = await asyncio.create_subprocess_shell(
-        command,
+        group_dies_with_leader(command) if tied else command,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         cwd=str(cwd),
         env=full_env,
         start_new_session=True,
+        preexec_fn=_hangup_when_gone(os.getpid()) if tied else None,
     )
     registry.add(proc)
     try:

@@ -1,5 +1,7 @@
-"""`kill -9` of the backend leaves its agents running; the next start on the same data dir
-ends exactly those process groups (T3 treats a previous server's provider processes as gone)."""
+"""An agent dies with its backend: on Linux, `kill -9` of the server ends its agents' whole
+process groups within moments. Where that is unavailable, the next start on the same data dir
+ends exactly those process groups (T3 treats a previous server's provider processes as gone).
+"""
 
 from __future__ import annotations
 
@@ -30,9 +32,38 @@ def agents_of(pid: int, marker: str) -> set[int]:
     return found
 
 
+async def test_kill_9_of_the_backend_ends_its_agents_and_their_children(tmp_path):
+    marker = "sleep 41.25"  # a compound command: the shell, and the sleep it forks
+    server = BackendProcess(scenario=None, data_dir=tmp_path).start()
+    agents: set[int] = set()
+    try:
+        async with await RawRpc.open(server.url, server.token) as client:
+            await client.ok(LAUNCH, launch("thread-orphan", f"Run `{marker}; echo done`, "
+                                           "then reply DONE"))
+            agents = await wait_until(  # the shell and the sleep it forked
+                lambda: found if len(found := agents_of(server.pid, marker)) >= 2 else None,
+                timeout=20, what="the agent's shell and its child")
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
+        await wait_until(lambda: not any(pid_alive(pid) for pid in agents), timeout=10,
+                         what="the agents end with their backend")
+    finally:
+        server.stop()
+        for pid in agents:  # never leave a sleeper behind, whatever failed
+            if pid_alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+# `t3tui serve` with agents that do not die with it (as where the OS offers no way)
+UNTIED = ("import sys, t3tui.backend.provider.process as p; p.DIE_WITH_BACKEND = False; "
+          "from t3tui.cli import main; sys.exit(main(sys.argv[1:]))")
+
+
 async def test_a_restart_after_kill_9_ends_the_previous_runs_agents(tmp_path):
     marker = "sleep 43.75"
-    first = BackendProcess(scenario=None, data_dir=tmp_path).start()
+    first = BackendProcess(scenario=None, data_dir=tmp_path)
+    first._argv[1:3] = ["-c", UNTIED]
+    first.start()
     agents: set[int] = set()
     try:
         async with await RawRpc.open(first.url, first.token) as client:
