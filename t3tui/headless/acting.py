@@ -15,7 +15,7 @@ import contextlib
 import json
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,9 @@ from t3tui.policy.engine import CONFIRM_TIMEOUT_S, Engine
 from t3tui.policy.switch import choose
 from t3tui.proof.feed import follow_records
 from t3tui.proof.records import RecordReader
+from t3tui.protocol import format_ts
 
+BEAT_S = 1.0  # the least time between two heartbeats (`tick` records)
 STYLE = {"act": "bold magenta", "dry-run": "bold cyan", "skip": "dim"}
 
 
@@ -86,8 +88,12 @@ class Acting:
     """The engine for one session, fed by the watch loop."""
 
     def __init__(self, args: argparse.Namespace, session: Session, supervisor: Supervisor,
-                 emit: Any, policies: PolicySet, watched: PolicyFile | None) -> None:
+                 emit: Any, policies: PolicySet, watched: PolicyFile | None,
+                 beat: Callable[[dict[str, Any]], None] | None = None) -> None:
+        """`beat`: gets a `tick` record after every evaluation (`heartbeat`)."""
         self.session, self.supervisor = session, supervisor
+        self._beat = beat
+        self._beat_at: datetime | None = None
         self.port = SessionPort(session, supervisor)
         self.watched = watched
         self._emit = emit
@@ -128,6 +134,21 @@ class Acting:
         self.engine.tick(self.port, at, live=live,
                          synchronized=live and self.supervisor.shell_synchronized,
                          thread_synced=self.supervisor.thread_synchronized)
+        # at most one heartbeat a second: a busy stream evaluates on every batch
+        if self._beat is not None and (self._beat_at is None
+                                       or (at - self._beat_at).total_seconds() >= BEAT_S):
+            self._beat_at = at
+            self._beat(self.heartbeat(at, live))
+
+    def heartbeat(self, at: datetime, live: bool) -> dict[str, Any]:
+        """The evaluation at `at`: its number, and every finding occurrence a policy is about
+        that it judged (decisions, if any, were emitted before it). A reader waiting for "it
+        looked again past that moment and did nothing" waits for one of these."""
+        engine = self.engine
+        return {"kind": "tick", "at": format_ts(at), "looks": engine.looks,
+                "on": engine.switch.on, "live": live,
+                "findings": [{"threadId": s.thread_id, "rule": s.finding.rule,
+                              "seenAt": format_ts(s.first_seen)} for s in engine.looked]}
 
     def toggle(self) -> None:
         on = self.engine.switch.toggle("SIGUSR1")

@@ -163,6 +163,11 @@ class Printer:
         else:
             self.emit(record, Text(f"{clock(now())}  {text}", style="bold"))
 
+    def tick(self, record: dict[str, Any]) -> None:
+        """The policies' heartbeat (`Acting.heartbeat`): a record, never a line of text."""
+        if self.ndjson:
+            self.emit(record, Text())
+
     def connection(self, state: ConnectionState) -> None:
         detail = ""
         if isinstance(state, Reconnecting):
@@ -248,8 +253,8 @@ async def watch_environments(args: argparse.Namespace, envs: list[Environment]) 
             printer.connection(Failed(str(exc)))
             return
         printer.connection(session.state.value)
-        acting = Acting(args, session, supervisor, printer.policy, *policies) if policies \
-            else None
+        acting = Acting(args, session, supervisor, printer.policy, *policies,
+                        beat=printer.tick) if policies else None
         if acting is not None:
             actings.append(acting)
         try:
@@ -281,8 +286,8 @@ def run(args: argparse.Namespace) -> int:
         with recording_to(args.record, args) as recorder:
             async with supervised(args, recorder=recorder) as (session, supervisor):
                 printer.connection(session.state.value)
-                acting = Acting(args, session, supervisor, printer.policy, *policies) \
-                    if policies else None
+                acting = Acting(args, session, supervisor, printer.policy, *policies,
+                                beat=printer.tick) if policies else None
                 try:
                     with on_signal([acting] if acting else []):
                         await watch_for(args.duration, session, supervisor, printer, acting)

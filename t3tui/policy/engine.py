@@ -18,7 +18,7 @@ from t3tui.model.findings import Finding
 from t3tui.policy.acted import ActedLog
 from t3tui.policy.decide import Situation, decide
 from t3tui.policy.journal import Decision, Journal
-from t3tui.policy.occurrences import Occurrences
+from t3tui.policy.occurrences import Occurrences, Seen
 from t3tui.policy.run import Records, execute
 from t3tui.policy.spec import Policy, PolicySet
 from t3tui.policy.switch import Switch
@@ -45,6 +45,10 @@ class Engine:
         self.tree = Tree()  # children and states: a busy child explains a quiet parent
         self._busy: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
+        # Each evaluation, counted, and the occurrences it judged (those a policy is about):
+        # what tells "looked again and did nothing" from "has not looked yet".
+        self.looks = 0
+        self.looked: tuple[Seen, ...] = ()
 
     def start(self, at: datetime) -> None:
         """The streams were synchronized for the first time at `at`."""
@@ -79,6 +83,7 @@ class Engine:
              thread_synced: Callable[[str], bool] = lambda _t: True,
              replay: bool = False) -> list[Decision]:
         if not self.switch.on:
+            self.looked = ()
             return []
         if self.acted_log is not None:
             for thread_id, at in self.acted_log.read():
@@ -86,6 +91,9 @@ class Engine:
         findings = [f for fs in self._findings.values() for f in fs]
         seen = [s for s in self.occurrences.update(findings, now, thread_synced)
                 if s.thread_id not in self._busy]
+        self.looks += 1
+        self.looked = tuple(s for s in seen
+                            if any(p.matches(s.finding) for p in self.policies.policies))
         situation = Situation(live, synchronized, replay, self.dry_run)
         decisions = decide(self.policies, seen, now, situation, self.user_acted, self.journal,
                            self._titles, self.tree.busy_below)

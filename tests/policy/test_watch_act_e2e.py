@@ -9,6 +9,7 @@ import json
 import signal
 import sys
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -51,8 +52,8 @@ async def test_seed_004_child_is_interrupted_and_its_answer_forwarded_once(tmp_p
         [forwarded] = [t for t in parent_texts(backend) if "> PONG" in t]
         assert "T3 never received it" in forwarded and "task_complete" in forwarded
         assert active_run(backend, child) is None
-        # once: more ticks, no second run and no second message
-        await asyncio.sleep(3)
+        # once: the engine looked again 3 s on, and took no second run, sent no second message
+        await watch.looked_again(record["at"], 3)
         assert len(watch.policy(policy=1, verdict="act")) == 2  # taken, then finished
         assert len([t for t in parent_texts(backend) if "> PONG" in t]) == 1
         assert watch.policy(policy=2) == []  # the interrupt landed: nothing to force
@@ -80,7 +81,8 @@ async def test_dry_run_prints_the_plan_and_sends_nothing(tmp_path: Path) -> None
         # T3 shows and logs the reason: a policy's stop says so, not "user interrupt"
         assert interrupt["reason"].startswith("t3tui: policy 1 (provider-finished-unheard held")
         assert "> PONG" in record["steps"][1]["sent"][0]["text"]
-        await asyncio.sleep(2)
+        # the finding still holds 2 s on (nothing was sent), judged again: no second plan
+        await watch.looked_again(record["at"], 2, thread=child, rule="provider-finished-unheard")
         assert active_run(backend, child) == run_id  # nothing was sent
         assert [t for t in parent_texts(backend) if "> PONG" in t] == []
         assert len(watch.policy(policy=1)) == 2  # the decision, then its plan
@@ -127,7 +129,8 @@ async def test_a_refused_action_is_journaled_with_the_servers_words_and_not_retr
         assert step["text"].startswith("server refused: ")
         assert [c["type"] for c in step["sent"]] == [
             "delegated_task.completion-delivery.acknowledge"]
-        await asyncio.sleep(3)  # the finding still holds: no second try
+        # the finding still holds, judged again 3 s on: no second try
+        await watch.looked_again(record["at"], 3, thread=thread, rule="interrupt-not-landed")
         assert len(watch.policy(policy=1)) == 2  # the decision and its outcome, once
 
 
@@ -173,7 +176,7 @@ async def test_the_hourly_rate_limit_holds_across_threads(tmp_path: Path) -> Non
         assert [r["threadId"] for r in acted] == [first] and acted[0]["result"] == "ok"
         assert skipped["threadId"] == second and skipped["code"] == "rate-hour"
         assert "gave up: 1 policy run(s) within the hour" in skipped["why"]
-        await asyncio.sleep(3)
+        await watch.looked_again(skipped["at"], 3, thread=second, rule="interrupt-not-landed")
         assert active_run(backend, second) is not None  # left as it was, said once
         assert len(watch.policy(policy=1, threadId=second)) == 1
 
@@ -189,13 +192,15 @@ async def test_healthy_controls_are_never_touched(tmp_path: Path) -> None:
                            '[[policy]]\nwhen = "no-progress"\nafter = "1s"\ndo = "checkin"\n')
     async with running_backend(scenario=scenario) as backend, \
             watching(backend, policy=policy, tmp=tmp_path) as watch:
+        stopped_at = datetime.now(UTC)
         _, child = await stop_that_never_lands(backend, 5)  # lands at 15 s
         slow = await launch(backend, "Run `for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo tick $i; "
                             "sleep 3; done`", title="Slow but progressing")
         human = await launch(backend, "Ask for approval to run `echo DEPLOYED`",
                              title="Needs a human")
         await wait_until(lambda: active_run(backend, child) is None, timeout=30)
-        await asyncio.sleep(7)  # past the rule's 20 s dwell and the policy's own
+        # looked at again past the rule's 20 s dwell and the policy's own 1 s
+        await watch.looked_again(stopped_at, 22)
         assert watch.policy() == [], watch.policy()
         assert [r for r in watch.records if r.get("kind") == "finding"] == []
         states = {(r.get("threadId"), r.get("to")) for r in watch.records}
@@ -219,7 +224,7 @@ async def test_a_thread_the_user_acted_on_from_a_headless_command_is_left_alone(
                                       "policy 1 held")
         assert held["threadId"] == child and held["code"] == "user-acted", held
         assert "you acted on this thread from t3tui" in held["why"]
-        await asyncio.sleep(3)
+        await watch.looked_again(held["at"], 3, thread=child, rule="provider-finished-unheard")
         assert watch.policy(policy=1, verdict="act") == []
         assert [t for t in parent_texts(backend) if "> PONG" in t] == []
 

@@ -11,10 +11,12 @@ import os
 import signal
 import sys
 from collections.abc import AsyncIterator, Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from t3tui.backend.testing import RunningBackend
+from t3tui.protocol import format_ts, parse_ts
 
 POLICY_004 = '''
 [[policy]]
@@ -48,6 +50,30 @@ class Watcher:
     def policy(self, **match: Any) -> list[dict[str, Any]]:
         return [r for r in self.records if r.get("kind") == "policy"
                 and all(r.get(k) == v for k, v in match.items())]
+
+    async def looked_again(self, since: datetime | str, seconds: float, *,
+                           thread: str | None = None, rule: str | None = None,
+                           timeout: float = 60) -> dict[str, Any]:
+        """The first heartbeat (`"kind": "tick"`) of an evaluation at least `seconds` past
+        `since` (a moment, or a record's `at`): every decision taken up to that evaluation has
+        been printed before it. With `thread` (and `rule`), that evaluation judged the thread's
+        finding again: it still held, and whatever the policies did about it is printed."""
+        moment = (parse_ts(since) if isinstance(since, str) else since) \
+            + timedelta(seconds=seconds)
+
+        def judged(record: dict[str, Any]) -> bool:
+            return thread is None or any(
+                f["threadId"] == thread and rule in (None, f["rule"])
+                for f in record["findings"])
+
+        def found() -> dict[str, Any] | None:
+            return next((r for r in self.records if r.get("kind") == "tick"
+                         and parse_ts(r["at"]) >= moment and judged(r)), None)
+
+        what = f"evaluation {seconds:g}s past {format_ts(moment - timedelta(seconds=seconds))}"
+        if thread is not None:
+            what += f" that judged {thread}'s {rule or 'finding'} again"
+        return await self.wait_for(found, timeout, what)
 
     async def wait_for(self, found: Callable[[], Any], timeout: float, what: str) -> Any:
         loop = asyncio.get_running_loop()
