@@ -1,0 +1,61 @@
+"""What the screen redoes when the data changes: a pane whose size stays the same repaints
+without laying the screen out again, and the tree's scrollbar is drawn again only when its
+window or the tree's length moves (BENCHMARKS.md, issue 25: both were most of the app's
+paint time under load). Counted around Textual's own methods, on the showcase frames."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from rich.text import Text
+from textual.screen import Screen
+
+from t3tui.tui.screenshots import settled, showcase_app
+from t3tui.tui.widgets.panes import DetailPane
+from tests.tui.waiting import until
+
+SIZE = (140, 40)
+
+
+@pytest.fixture
+def layouts(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """One entry per layout of the screen (`Screen._refresh_layout`: every widget placed and
+    sized again)."""
+    seen: list[int] = []
+    original = Screen._refresh_layout
+
+    def counted(screen: Screen, *args: object, **kwargs: object) -> None:
+        seen.append(1)
+        original(screen, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    yield seen
+
+
+def lines(count: int, word: str) -> Text:
+    return Text("\n".join(f"{word} {i}" for i in range(count)))
+
+
+async def test_the_detail_pane_repaints_without_a_layout_while_its_height_stays(
+        layouts: list[int]) -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        detail = app.query_one(DetailPane)
+        height = detail.size.height
+        assert height > 2
+        detail.set_text(lines(height, "first"))  # the same height: the layout stands
+        await pilot.pause()
+        before = len(layouts)
+        detail.set_text(lines(height, "second"))
+        await until(lambda: "second 0" in detail.render_line(0).text, what="the new text")
+        await pilot.pause()
+        assert len(layouts) == before
+        assert f"second {height - 1}" in detail.render_line(height - 1).text
+
+        detail.set_text(lines(height + 3, "taller"))  # three more lines: laid out again
+        await until(lambda: detail.size.height == height + 3, what="the pane grown")
+        assert len(layouts) > before
+        assert f"taller {height + 2}" in detail.render_line(height + 2).text
+
