@@ -10,9 +10,11 @@ from collections.abc import Iterator
 import pytest
 from rich.text import Text
 from textual.screen import Screen
+from textual.scrollbar import ScrollBar
 
-from t3tui.tui.screenshots import settled, showcase_app
+from t3tui.tui.screenshots import environments_app, settled, showcase_app
 from t3tui.tui.widgets.panes import DetailPane
+from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.tui.waiting import until
 
 SIZE = (140, 40)
@@ -59,3 +61,46 @@ async def test_the_detail_pane_repaints_without_a_layout_while_its_height_stays(
         assert len(layouts) > before
         assert f"taller {height + 2}" in detail.render_line(height + 2).text
 
+
+@pytest.fixture
+def bar_renders(monkeypatch: pytest.MonkeyPatch) -> list[ScrollBar]:
+    """One entry per render of a scrollbar's lines (Textual's `_render_content`: the bar
+    drawn again through Rich), naming the bar."""
+    seen: list[ScrollBar] = []
+    original = ScrollBar._render_content
+
+    def counted(bar: ScrollBar) -> None:
+        seen.append(bar)
+        original(bar)
+
+    monkeypatch.setattr(ScrollBar, "_render_content", counted)
+    return seen
+
+
+async def test_the_tree_scrollbar_is_drawn_again_only_when_its_window_moves(
+        bar_renders: list[ScrollBar]) -> None:
+    app = environments_app()  # two copies of the showcase: longer than the window
+    async with app.run_test(size=(110, 24)) as pilot:
+        await settled(pilot)
+        tree = app.query_one(ThreadTree)
+        bar = tree.vertical_scrollbar
+        await until(lambda: tree.show_vertical_scrollbar and bar in bar_renders,
+                    what="the tree's scrollbar drawn")
+        await pilot.pause()
+        drawn = bar_renders.count(bar)
+        detail = app.query_one(DetailPane)
+        height = detail.size.height
+        detail.set_text(lines(height + 3, "taller"))  # the screen laid out again
+        await until(lambda: detail.size.height == height + 3, what="the pane grown")
+        await pilot.pause()
+        assert bar_renders.count(bar) == drawn  # the tree and its window did not move
+
+        tree.scroll_to(y=3, animate=False)
+        await until(lambda: tree.scroll_offset.y == 3, what="the tree scrolled")
+        await until(lambda: bar_renders.count(bar) > drawn, what="the bar drawn again")
+        await pilot.pause()
+        # exactly the bar Textual draws for this window
+        shown = [bar.render_line(y).text for y in range(bar.size.height)]
+        ScrollBar._render_content(bar)
+        assert [line.text for line in bar._render_cache.lines] == shown
+        assert shown != [shown[0]] * len(shown)  # a thumb and a track, not a blank column

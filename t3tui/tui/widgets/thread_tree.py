@@ -23,6 +23,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.message import Message
+from textual.scrollbar import ScrollBar
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
@@ -31,6 +32,7 @@ from t3tui.tui.view.labels import RowStyles, screen_safe
 from t3tui.tui.view.table import Layout, header, layout, render_row, row_cells
 from t3tui.tui.widgets.row_node import RowNode
 from t3tui.tui.widgets.row_styles import ROW_COMPONENTS, RowStyled
+from t3tui.tui.widgets.scrollbar import SteadyScrollBar
 
 TOGGLE_WIDTH = 2  # "▾ " on a row with children, two spaces on a leaf: titles line up
 
@@ -72,6 +74,18 @@ class ThreadTree(RowStyled, Tree[str]):
         self._collapsed: set[str] = set()
         self.header: TreeHeader | None = None
         self._first_selected = False
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """Textual's own property (8.2.8) with the bar that is drawn again only when its look
+        changed (`widgets/scrollbar.py`): Textual offers no other way to choose the class."""
+        if self._vertical_scrollbar is None:
+            bar = SteadyScrollBar(vertical=True, name="vertical",
+                                  thickness=self.scrollbar_size_vertical)
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     # -- selection --
 
