@@ -3,6 +3,12 @@
 One `Feed` lives as long as its connection. It hands every decoded item to the sink, except
 items at or below the sink's cursor (never a duplicate), tracks which streams reached
 `synchronized` on this socket, and keeps the thread subscriptions equal to what is wanted.
+
+Which threads are wanted is asked of the sink at most once per `INTEREST_S` (the screen's frame
+cadence), not after every batch: the answer reads the facts of the threads that changed, and a
+burst changes a thread many times per frame (a look per batch cost more than applying the
+items). The first batch after a quiet spell is looked at at once; the ones that follow within
+the interval are looked at together when it ends.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from t3tui.protocol.methods import SUBSCRIBE_SHELL, SUBSCRIBE_THREAD
 log = logging.getLogger(__name__)
 
 SHELL = None  # the key of the shell stream among the thread ids
+INTEREST_S = 1 / 30  # the least time between two looks at what is wanted (the frame cadence)
 
 
 class Sink(Protocol):
@@ -77,22 +84,34 @@ class Feed:
         self._dirty = asyncio.Event()
         self._reconciled: AbstractSet[str] | None = None  # what the reconciler last worked towards
         self._task: asyncio.Task[None] | None = None
+        self._wants: AbstractSet[str] | None = None  # the sink's last answer (see `wanted`)
+        self._looked_at = -INTEREST_S  # loop time of the last look after a batch
+        self._look_later: asyncio.TimerHandle | None = None
 
     @property
     def subscribed(self) -> frozenset[str]:
         return frozenset(self._handles)
 
     def wanted(self) -> AbstractSet[str]:
-        wants = self._session_wants()
+        """What the sink wants now (asked afresh; `complete` reads the last answer)."""
+        self._wants = wants = self._session_wants()
+        return wants - self._refused if self._refused else wants
+
+    def _last_wanted(self) -> AbstractSet[str]:
+        wants = self._wants
+        if wants is None:
+            return self.wanted()
         return wants - self._refused if self._refused else wants
 
     def complete(self) -> bool:
         """The shell and every wanted thread stream reached `synchronized` on this socket.
 
         Compared with what is wanted, not with what was requested: the shell's marker can
-        arrive before the first thread subscription goes out.
+        arrive before the first thread subscription goes out. What is wanted is the last
+        answer (at most `INTEREST_S` old): a change after it is looked at when the interval
+        ends, and the session told then.
         """
-        return SHELL in self._synced and self.wanted() <= self._synced
+        return SHELL in self._synced and self._last_wanted() <= self._synced
 
     async def start(self) -> None:
         await self._subscribe(SHELL)
@@ -106,6 +125,9 @@ class Feed:
     def close(self) -> None:
         if self._task is not None:
             self._task.cancel()
+        if self._look_later is not None:
+            self._look_later.cancel()
+            self._look_later = None
 
     async def _subscribe(self, thread_id: str | None) -> None:
         self._synced.discard(thread_id)
@@ -146,11 +168,32 @@ class Feed:
         self._batch_done(thread_id, applied)
 
     def _batch_done(self, thread_id: str | None, applied: int) -> None:
-        # Wake the reconciler only when the wanted threads changed: most batches change no
-        # interest, and a task wake-up per batch cost more than the model's work on it.
+        if self._look_later is None:
+            loop = asyncio.get_running_loop()
+            wait = self._looked_at + INTEREST_S - loop.time()
+            if wait <= 0:
+                self._look(loop)
+            else:
+                self._look_later = loop.call_later(wait, self._look_at_end)
+        self._on_batch(StreamUpdate(thread_id, applied, thread_id in self._synced))
+
+    def _look(self, loop: asyncio.AbstractEventLoop) -> None:
+        # Wake the reconciler only when the wanted threads changed: most looks change no
+        # interest, and a task wake-up each time cost more than the model's work.
+        self._looked_at = loop.time()
         if self.wanted() != self._reconciled:
             self.reconcile()
-        self._on_batch(StreamUpdate(thread_id, applied, thread_id in self._synced))
+
+    def _look_at_end(self) -> None:
+        """The interval after a look ended with batches not looked at: look now, and tell the
+        session when that made the streams complete or not (no batch may follow to say so)."""
+        self._look_later = None
+        if not self._conn.is_open:
+            return
+        before = self.complete()
+        self._look(asyncio.get_running_loop())
+        if self.complete() != before:
+            self._on_batch(StreamUpdate(SHELL, 0, SHELL in self._synced))
 
     def _shell_ended(self, future: asyncio.Future[None]) -> None:
         # Orchestration streams never end on their own; if the shell does, start over.
