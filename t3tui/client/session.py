@@ -347,7 +347,8 @@ class Session:
         self.complete.set(complete)
         if complete:
             self._ever_live = self._reached_live = True
-            self.state.set(Live())
+            if not isinstance(self.state.value, Live):  # not a new Live() per batch
+                self.state.set(Live())
         if update.items:
             for listener in list(self._listeners):
                 listener(update)

@@ -106,9 +106,14 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def parse_json(text: str | bytes | bytearray) -> Any:
     """`json.loads` that raises `ProtocolError` on anything unparsable (NaN/Infinity included)."""
     try:
+        if isinstance(text, str):  # every frame: one decoder, not one built per call
+            return _DECODER.decode(text)
         return json.loads(text, parse_constant=_reject_constant)
     except (ValueError, TypeError, RecursionError) as exc:
         raise ProtocolError(f"frame is not valid JSON: {exc}") from exc
