@@ -3,8 +3,16 @@ the rows it shows are exactly the model's."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from benchmarks.world import T0, WorldSpec, build_world
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
 from t3tui.tui.screenshots import NOW, settled, showcase_app
+from t3tui.tui.sources.frames import FrameSource
+from t3tui.tui.view.filters import RowFilter, visible_ids
 from t3tui.tui.widgets.thread_tree import ThreadTree
+from tests.tui.waiting import until
 
 SIZE = (140, 40)
 
@@ -30,3 +38,63 @@ async def test_a_new_look_redraws_labels_without_laying_the_tree_out_again() -> 
         assert stale != live, "the label was not redrawn in the stale look"
         await pilot.pause()
         assert tree._tree_lines_cached is lines
+
+
+def _big_frames() -> list[dict]:
+    """A 2,000-thread shell (20 delegation families, 5 busy threads) and the families'
+    thread streams, each synchronized: what a big server's first answer holds."""
+    world = build_world(WorldSpec(threads=2_000, events=0, active=5))
+    frames: list[dict] = [{"stream": "shell", "item": world.shell_snapshot},
+                          {"stream": "shell", "item": {"kind": "synchronized"}}]
+    for thread_id, item in world.thread_snapshots.items():
+        frames.append({"stream": "thread", "threadId": thread_id, "item": item})
+        frames.append({"stream": "thread", "threadId": thread_id,
+                       "item": {"kind": "synchronized"}})
+    return frames
+
+
+async def test_a_big_snapshot_shows_exactly_what_a_fresh_derivation_gives() -> None:
+    """Every row the app shows after its first tree, its counts and findings, the problems
+    only filter, a selected row and an expanded family equal the model's answer derived
+    afresh from the same frames (ten minutes in: the busy children are stuck by then)."""
+    frames = _big_frames()
+    now = T0 + timedelta(minutes=10)
+    reference = FrameSource(frames)
+    reference.apply_all()
+    fresh = reference.supervisor.view(now)
+    assert len(fresh.rows) == 2_000 and fresh.findings  # the check below is not vacuous
+    app = SupervisorApp(FrameSource(frames), config=TuiConfig(bell=False), clock=lambda: now,
+                        tick=None)
+    async with app.run_test(size=SIZE) as pilot:
+        tree = app.query_one(ThreadTree)
+        await until(lambda: len(tree.nodes) == 2_000 and app.view is not None
+                    and app.view.synchronized, what="the first tree")
+        await pilot.pause()
+        view = app.view
+        assert view is not None
+        assert view.rows == fresh.rows
+        assert [r.child_counts for r in view.rows] == [r.child_counts for r in fresh.rows]
+        assert view.counts == fresh.counts and view.findings == fresh.findings
+        assert {i: n.row for i, n in tree.nodes.items()} == fresh.by_id
+
+        stuck = next(r for r in fresh.rows if r.findings and r.parent_id)
+        assert tree.select_thread(stuck.id)
+        await pilot.pause()
+        assert tree.selected_id == stuck.id and tree.cursor_node.row == stuck
+
+        parent = fresh.by_id[stuck.parent_id]
+        node = tree.nodes[parent.id]
+        assert [c.data for c in node.children] == list(parent.children)
+        node.collapse()
+        await pilot.pause()
+        node.expand()
+        await pilot.pause()
+        assert [c.data for c in node.children] == list(parent.children)
+        assert all(tree.nodes[c].row == fresh.by_id[c] for c in parent.children)
+
+        await pilot.press("p")
+        problems = visible_ids(fresh, RowFilter(problems_only=True))
+        assert problems is not None and 0 < len(problems) < 2_000
+        assert {r.id for r in fresh.rows if r.findings} <= problems
+        await until(lambda: set(tree.nodes) == problems, what="the problems-only tree")
+        assert all(tree.nodes[i].row == fresh.by_id[i] for i in problems)
