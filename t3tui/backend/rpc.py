@@ -160,7 +160,8 @@ class RpcConnection:
             async for frame in self._ws:
                 if self._closing is None and not self._room.is_set():
                     try:
-                        await asyncio.wait_for(self._room.wait(), STALL_S)
+                        async with asyncio.timeout(STALL_S):
+                            await self._room.wait()
                     except TimeoutError:
                         self._not_reading()
                 if self._closing is not None:

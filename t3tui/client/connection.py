@@ -142,7 +142,8 @@ class Connection:
             if task is not asyncio.current_task():
                 task.cancel()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._ws.close(), timeout=1.0)
+            async with asyncio.timeout(1.0):
+                await self._ws.close()
 
     async def send_quietly(self, message: Interrupt | Ack) -> None:
         """Send when the socket is open; a dead socket already ended what this was about."""
@@ -245,7 +246,8 @@ class Connection:
                 return
             self._awaiting_pong = True
             try:
-                await asyncio.wait_for(self._send(Ping()), timeout=self._ping_interval)
+                async with asyncio.timeout(self._ping_interval):
+                    await self._send(Ping())
             except (ConnectionLost, TimeoutError):
                 self.abort("could not send Ping: socket declared dead")
                 return

@@ -141,7 +141,8 @@ class Session:
                     return self.state.value
 
         try:
-            return await asyncio.wait_for(settled(), timeout)
+            async with asyncio.timeout(timeout):
+                return await settled()
         except TimeoutError:
             state = self.state.value
             if isinstance(state, Syncing | Stale | Live):
@@ -197,10 +198,8 @@ class Session:
         outcome = await self.dispatch(command)
         while isinstance(outcome, Unknown) and loop.time() < deadline:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    self.state.wait_for(lambda s: isinstance(s, Live | Failed)),
-                    deadline - loop.time(),
-                )
+                async with asyncio.timeout(deadline - loop.time()):
+                    await self.state.wait_for(lambda s: isinstance(s, Live | Failed))
             if isinstance(self.state.value, Failed):
                 break
             if isinstance(self.state.value, Live):
@@ -258,7 +257,8 @@ class Session:
             attempt = 1 if self._reached_live else attempt + 1
             self.state.set(Reconnecting(attempt, reason))
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopped.wait(), self._backoff.delay(attempt))
+                async with asyncio.timeout(self._backoff.delay(attempt)):
+                    await self._stopped.wait()
         self.state.set(Failed("stopped"))
 
     async def stop(self) -> None:
@@ -292,13 +292,15 @@ class Session:
             self.state.set(Stale() if self._ever_live else Syncing())
             self.waiting_for = f"an answer to {SERVER_GET_CONFIG}"
             try:
-                await asyncio.wait_for(conn.call(SERVER_GET_CONFIG, {}), self._request_timeout)
+                async with asyncio.timeout(self._request_timeout):
+                    await conn.call(SERVER_GET_CONFIG, {})
             except TimeoutError:
                 raise ClientError(f"no answer to {SERVER_GET_CONFIG} within "
                                   f"{self._request_timeout:g}s") from None
             self.waiting_for = "the streams' `synchronized`"
             self._progress_at = asyncio.get_running_loop().time()
-            await asyncio.wait_for(feed.start(), self._request_timeout)
+            async with asyncio.timeout(self._request_timeout):
+                await feed.start()
             deadline = asyncio.create_task(self._sync_deadline(conn, feed), name="t3tui-sync")
             try:
                 return await conn.closed

@@ -157,7 +157,8 @@ class Acting:
     async def close(self, grace: float) -> None:
         """Let runs in flight come to their outcome (bounded), then stop reading records."""
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self.engine.idle(), grace)
+            async with asyncio.timeout(grace):
+                await self.engine.idle()
         await self.engine.stop()
         if self._records is not None:
             self._records.cancel()

@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
                     failed = asyncio.ensure_future(
                         session.state.wait_for(lambda s: isinstance(s, Failed)))
                     try:
-                        await asyncio.wait_for(asyncio.shield(failed), args.duration)
+                        async with asyncio.timeout(args.duration):
+                            await asyncio.shield(failed)
                     except TimeoutError:
                         pass
                     finally:

@@ -233,7 +233,8 @@ async def watch_for(duration: float | None, session: Session, supervisor: Superv
                     printer: Printer, acting: Acting | None = None) -> None:
     """`watch` for `duration` seconds (None: until cancelled)."""
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(watch(session, supervisor, printer, acting), duration)
+        async with asyncio.timeout(duration):
+            await watch(session, supervisor, printer, acting)
 
 
 async def watch_environments(args: argparse.Namespace, envs: list[Environment]) -> int:
@@ -267,8 +268,8 @@ async def watch_environments(args: argparse.Namespace, envs: list[Environment]) 
     async with contextlib.AsyncExitStack() as stack:
         try:
             with on_signal(actings):
-                await asyncio.wait_for(asyncio.gather(*(one(e, stack) for e in envs)),
-                                       args.duration)
+                async with asyncio.timeout(args.duration):
+                    await asyncio.gather(*(one(e, stack) for e in envs))
         except TimeoutError:
             return 0
     return EXIT_ERROR

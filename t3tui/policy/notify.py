@@ -42,7 +42,8 @@ async def notify(target: Notify, record: dict[str, Any],
         return Step("notify", "unavailable", f"cannot run {target.command[0]}: {exc.strerror}",
                     (plan(target),))
     try:
-        await asyncio.wait_for(proc.communicate(body.encode()), timeout)
+        async with asyncio.timeout(timeout):
+            await proc.communicate(body.encode())
     except TimeoutError:
         with contextlib.suppress(ProcessLookupError):
             proc.kill()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from t3tui.client.waiting import wait_for_update
@@ -38,3 +39,24 @@ async def test_a_wait_cancelled_in_the_same_turn_as_an_update_is_cancelled() -> 
         waiting.cancel()
         await asyncio.gather(waiting, return_exceptions=True)
     assert listeners == []
+
+
+# `asyncio.wait_for` kept only where a lost cancellation cannot stall anything: the kill of an
+# agent's process group finishes on purpose even when its caller is cancelled, and a tool call
+# checks for the interrupt itself after it returns.
+WAIT_FOR_KEPT = {"t3tui/backend/provider/process.py": 2, "t3tui/backend/provider/agent.py": 1}
+
+
+def test_deadlines_are_asyncio_timeout_not_wait_for() -> None:
+    """Every deadline in t3tui is `async with asyncio.timeout(t)`, which on 3.11 never loses
+    the caller's cancellation: `asyncio.wait_for` does when what it waits for finishes in the
+    same turn as the cancel (gh-86296), and `watch --duration` once ran on for ever that way.
+    A ping loop, a reconnect back-off or a wait for synchronization is just as exposed."""
+    root = Path(__file__).resolve().parents[2]
+    found = {}
+    for path in sorted((root / "t3tui").rglob("*.py")):
+        count = sum(1 for line in path.read_text().splitlines()
+                    if "asyncio.wait_for(" in line and not line.lstrip().startswith(("#", "Never")))
+        if count:
+            found[path.relative_to(root).as_posix()] = count
+    assert found == WAIT_FOR_KEPT
