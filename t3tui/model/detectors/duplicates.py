@@ -50,6 +50,8 @@ def _matched_by(first: TaskFacts, later: TaskFacts, call: ToolCall) -> str | Non
 def duplicate_pairs(ctx: ThreadContext, config: DetectorConfig
                     ) -> list[tuple[ToolCall, TaskFacts, TaskFacts, str]]:
     """(dead wait, the task it created, the later duplicate, how they match)."""
+    if not ctx.own.dead_waits:
+        return []  # no wait died (most threads): no task list to sort
     tasks = [t for t in ctx.own.tasks if t.started_at is not None]
     tol = timedelta(seconds=config.duplicate_tolerance_s)
     out = []

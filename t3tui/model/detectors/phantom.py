@@ -30,6 +30,8 @@ def _unmatched_claims(ctx: ThreadContext, config: DetectorConfig, now: datetime)
 @declares(depends=("own.id", "own.mentions", "own.claims", "own.tasks", "task_known"),
           dwell="phantom_grace_s")
 def phantom_findings(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
+    if not ctx.own.mentions and not ctx.own.claims:
+        return []  # nothing named or claimed (most threads): nothing to look up
     missing = [
         (kind, value, at, source)
         for kind, value, at, source in ctx.own.mentions

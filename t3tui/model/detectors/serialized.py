@@ -18,6 +18,8 @@ def serial_pairs(tasks: tuple[TaskFacts, ...], config: DetectorConfig) -> list[t
     """Consecutive wait-mode siblings of one parent run where the next one arrived only once the
     previous wait had returned (within [return - tolerance, return + window]; the tolerance is
     at most half of the previous wait's own length)."""
+    if len(tasks) < 2:
+        return []  # no pair (most threads: a leaf has no task rows)
     by_run: dict[str | None, list[TaskFacts]] = defaultdict(list)
     for task in tasks:
         if task.mode == "wait" and task.started_at is not None:
