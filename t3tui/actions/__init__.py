@@ -21,7 +21,8 @@ API note (read this before calling an action)
   `check_settle(port, view, thread_id)` (the unsettled children, and those sharing a provider
   session the settle would detach), `settle_children_first(port, thread_id, children)`;
   `settle_delivery(port, child_row, "dispose" | "acknowledge")`; `send_message(port,
-  thread_id, text)`, `forward(port, child_row, text=None)` (to its parent),
+  thread_id, text)`, `forward(port, child_row, text=None, again=False)` (to its parent, once:
+  refused when `parent_forwards(port, parent_id)` shows it forwarded already),
   `respond(port, thread_id, request_id, decision= | answers=)`; `checkin(port, thread_id,
   text=, expect=, timeout_s=, queue_if_busy=)` (no `timeout`: its deadline is `timeout_s`). `report(phase, text)` hears progress (phase pending /
   ok / failed / unknown; `no_report` ignores it). They send, then wait for the stream to show
@@ -47,7 +48,14 @@ from t3tui.actions.interrupt import (
     interrupt,
     stop_tree,
 )
-from t3tui.actions.messages import checkin, forward, is_busy, respond, send_message
+from t3tui.actions.messages import (
+    checkin,
+    forward,
+    is_busy,
+    parent_forwards,
+    respond,
+    send_message,
+)
 from t3tui.actions.outcome import Outcome, send_and_confirm
 from t3tui.actions.port import Clock, IdFactory, Port, Report, SessionPort, no_report
 from t3tui.actions.settle import (
@@ -92,6 +100,7 @@ __all__ = [
     "interrupt_choices",
     "is_busy",
     "no_report",
+    "parent_forwards",
     "parent_of",
     "respond",
     "send_and_confirm",

@@ -7,8 +7,10 @@ a headless command prints it; a policy journals it. What an interrupt would touc
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from t3tui.model import ThreadRow
-from t3tui.model.forwarding import forward_refusal
+from t3tui.model.forwarding import forward_refusal, forwarded_refusal
 
 NEEDS_ROW = frozenset({"open", "settle", "checkin", "interrupt", "answer", "message",
                        "stop_tree", "forward", "dispose", "acknowledge"})
@@ -25,10 +27,13 @@ def unavailable(
     *,
     connected: bool,
     busy_actions: frozenset[str] = frozenset(),
+    parent_forwards: dict[str, datetime | None] | None = None,
 ) -> str | None:
     """Why `action` cannot run on `row` now (one short line), or None when it can.
 
     `busy_actions` are action kinds already in flight on this thread (one at a time).
+    `parent_forwards`: what the parent's messages already carry (`Supervisor.forwards`), so
+    a result forwarded once is not forwarded again.
     """
     if action not in NEEDS_ROW:
         return None
@@ -61,7 +66,7 @@ def unavailable(
                 n for state, n in row.child_counts.items() if state in BUSY_STATES):
             return "nothing is running in this subtree"
     elif action == "forward":
-        return forward_refusal(row)
+        return forward_refusal(row) or forwarded_refusal(row, parent_forwards or {})
     elif action in ("dispose", "acknowledge") and row.task is None:
         return "not a delegated child: it has no completion delivery"
     return None

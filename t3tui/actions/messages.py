@@ -4,6 +4,7 @@ forwarded to its parent, and a check-in ("Reply exactly PONG") with its verdict.
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from t3tui.actions.outcome import Kind, Outcome, send_and_confirm
@@ -11,7 +12,7 @@ from t3tui.actions.port import Clock, IdFactory, Port, Report
 from t3tui.client.errors import ClientError, describe
 from t3tui.client.outcome import new_command_id
 from t3tui.model import ThreadRow
-from t3tui.model.forwarding import forward_text
+from t3tui.model.forwarding import forward_text, forwarded_refusal
 from t3tui.protocol.commands import (
     MessageDispatch,
     QueueAfterActive,
@@ -53,21 +54,47 @@ async def send_message(port: Port, thread_id: str, text: str, *, report: Report,
     return replace(outcome, extra={"queued": busy})
 
 
+async def parent_forwards(port: Port, parent_id: str,
+                          timeout: float) -> dict[str, datetime | None] | None:
+    """What the parent's messages say t3tui already forwarded (`Supervisor.forwards`), once its
+    own stream has loaded (the caller keeps it open); None when it did not load in time."""
+    rows = port.supervisor
+    if not rows.thread_synchronized(parent_id) and not await port.wait_until(
+            lambda: rows.thread_synchronized(parent_id) or None, timeout):
+        return None
+    return rows.forwards(parent_id)
+
+
 async def forward(port: Port, child: ThreadRow, *, report: Report, clock: Clock,
-                  timeout: float, text: str | None = None,
+                  timeout: float, text: str | None = None, again: bool = False,
                   new_id: IdFactory = new_command_id) -> Outcome:
     """Hand a child's result to its parent: one message, exactly `text` (by default
     `forward_text`, the child's published result quoted). Whether it may be forwarded at all
-    is `unavailable("forward", ...)` (`forward_refusal`)."""
+    is `unavailable("forward", ...)` (`forward_refusal`). Once: a result the parent's
+    messages already carry is not sent again (an unattended supervisor, a key pressed twice)
+    unless `again`."""
     parent_id = child.task.parent_thread_id if child.task is not None else None
     parent = port.supervisor.row(parent_id, clock()) if parent_id else None
     if parent is None:
         why = "its parent is not on this server"
         report("failed", why)
         return Outcome("unavailable", why)
-    outcome = await send_message(port, parent.id, text if text is not None else
-                                 forward_text(child), report=report, clock=clock,
-                                 timeout=timeout, new_id=new_id)
+    opened = port.open_thread(parent.id)  # its messages say whether it was forwarded already
+    try:
+        if not again:
+            forwards = await parent_forwards(port, parent.id, timeout)
+            why_not = ("the parent's messages did not load: not sent, as it may have been "
+                       "forwarded already" if forwards is None
+                       else forwarded_refusal(child, forwards))
+            if why_not is not None:
+                report("failed", why_not)
+                return Outcome("unavailable", why_not)
+        outcome = await send_message(port, parent.id, text if text is not None else
+                                     forward_text(child), report=report, clock=clock,
+                                     timeout=timeout, new_id=new_id)
+    finally:
+        if opened:
+            port.close_thread(parent.id)
     return replace(outcome, extra={**outcome.extra, "parent": parent})
 
 

@@ -185,6 +185,10 @@ class Combined:
         supervisor, raw = self._of(thread_id)
         return supervisor.has_message(raw, message_id)
 
+    def forwards(self, thread_id: str) -> dict[str, datetime | None]:
+        supervisor, raw = self._of(thread_id)
+        return supervisor.forwards(raw)
+
     def record_interrupt(self, thread_id: str, run_id: str, at: datetime) -> None:
         supervisor, raw = self._of(thread_id)
         supervisor.record_interrupt(raw, run_id, at)

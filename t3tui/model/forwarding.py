@@ -5,7 +5,9 @@ texts; each sends its commands and reads the outcome back from the stream.
 
 from __future__ import annotations
 
-from t3tui.model.labels import one_line
+from datetime import datetime
+
+from t3tui.model.labels import clock, one_line
 from t3tui.model.rows import SupervisorView, ThreadRow
 
 UNDELIVERED = frozenset({"pending", "claimed"})
@@ -57,6 +59,18 @@ def forward_refusal(row: ThreadRow, *, force: bool = False,
     return None
 
 
+def forwarded_refusal(row: ThreadRow, forwards: dict[str, datetime | None],
+                      again: str | None = None) -> str | None:
+    """Why this child's result is not forwarded again: the parent's messages (`forwards`, its
+    `Supervisor.forwards`) already carry t3tui's forward of it. `again`: how to anyway."""
+    if row.task is None or row.task.task_id not in forwards:
+        return None
+    at = forwards[row.task.task_id]
+    when = f" at {clock(at)} UTC" if at is not None else ""
+    return (f"{row.title}'s result was already forwarded to its parent{when}"
+            + (f"; {again}" if again else ""))
+
+
 def forward_text(row: ThreadRow) -> str:
     """The user message that hands a child's final answer to its parent: title, task id, and
     the answer quoted line by line (kept as the agent wrote it; only control characters go)."""
@@ -83,7 +97,8 @@ def delivery_refusal(row: ThreadRow, action: str) -> str | None:
     return None
 
 
-__all__ = ["delivery_refusal", "forward_refusal", "forward_text", "not_told", "stop_order"]
+__all__ = ["delivery_refusal", "forward_refusal", "forward_text", "forwarded_refusal", "not_told",
+           "stop_order"]
 
 
 def unheard_text(row: ThreadRow, record_text: str, marker: str, where: str) -> str:

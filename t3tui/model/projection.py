@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from t3tui.model.taskids import claimed_children, client_request_id, mentions
+from t3tui.model.taskids import claimed_children, client_request_id, forwarded_task, mentions
 from t3tui.model.wire import ModelInputError, latest, maybe_json, obj, objs, string, ts, ts_key
 
 ACTIVE_RUN = frozenset({"preparing", "queued", "starting", "running", "waiting"})
@@ -62,6 +62,8 @@ class Projection:
     tool_calls: dict[str, ToolCall] = field(default_factory=dict)
     mentions: dict[tuple[str, str], tuple[datetime | None, str]] = field(default_factory=dict)
     claims: dict[str, Claim] = field(default_factory=dict)
+    # task id -> when a user message first forwarded its result here (kept past retention)
+    forwards: dict[str, datetime | None] = field(default_factory=dict)
     detaches: list[tuple[str, datetime | None, str | None]] = field(default_factory=list)
     attached_at: dict[str, datetime | None] = field(default_factory=dict)
     # run id -> (when, message) of its first `run_interrupt_request` item / its result item
@@ -245,12 +247,17 @@ def from_snapshot(projection: dict[str, Any], keep: Projection | None) -> Projec
                 proj.wake_flipped_at[task_id] = flipped
         proj.detaches = list(keep.detaches)
         proj.attached_at = dict(keep.attached_at)
+        for task_id, at in keep.forwards.items():
+            _note_forward(proj, task_id, at)
     return proj
 
 
 def _apply_message(proj: Projection, msg: dict[str, Any]) -> None:
     proj.messages[str(msg.get("id"))] = msg
     _note_progress(proj, "message", msg)
+    if msg.get("role") == "user" and isinstance(msg.get("text"), str) and \
+            (task_id := forwarded_task(msg["text"])) is not None:
+        _note_forward(proj, task_id, ts(msg.get("createdAt")))
     if msg.get("role") == "assistant" and isinstance(msg.get("text"), str):
         mid, at = str(msg.get("id")), ts(msg.get("createdAt"))
         _note_mentions(proj, msg["text"], at, mid)
@@ -259,6 +266,12 @@ def _apply_message(proj: Projection, msg: dict[str, Any]) -> None:
             proj.claims[mid] = Claim(mid, string(msg.get("runId")), claim[0], claim[1], at)
         else:
             proj.claims.pop(mid, None)
+
+
+def _note_forward(proj: Projection, task_id: str, at: datetime | None) -> None:
+    known = proj.forwards.get(task_id)
+    proj.forwards[task_id] = at if task_id not in proj.forwards or known is None else \
+        min(known, at or known)
 
 
 def _apply_turn_item(proj: Projection, item: dict[str, Any]) -> str:

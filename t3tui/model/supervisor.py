@@ -370,6 +370,11 @@ class Supervisor(Derivation):
         rec = self._ix.records.get(thread_id)
         return bool(rec and rec.proj and message_id in rec.proj.messages)
 
+    def forwards(self, thread_id: str) -> dict[str, datetime | None]:
+        """Task id -> when the thread's messages first carried t3tui's forward of its result."""
+        rec = self._ix.records.get(thread_id)
+        return dict(rec.proj.forwards) if rec and rec.proj else {}
+
     # -- interrupts this client sent --
 
     def record_interrupt(self, thread_id: str, run_id: str, at: datetime) -> None:

@@ -12,6 +12,10 @@ _MARK = ":delegate-task:"
 
 _ID_CHARS = r"[A-Za-z0-9%._~\-]+"
 _TASK_RE = re.compile(r"(?:node|thread):delegated-task:" + _ID_CHARS)
+# the first line of t3tui's own forwarding message (`forwarding.forward_text`/`unheard_text`);
+# the title is quoted as one line, so the last "(taskId" on that line is ours
+_FORWARD_RE = re.compile(r'(?:Result|Answer) of the delegated task ".*" \(taskId (\S+)\), '
+                         r"forwarded by t3tui")
 _CRID_RE = re.compile(r"client_?request_?id[\"'`]?\s*[:=]\s*[\"'`]?([A-Za-z0-9][\w.:\-]{0,255})", re.I)
 
 
@@ -71,3 +75,10 @@ def claimed_children(text: str) -> tuple[int, tuple[str, ...]] | None:
         listed = re.split(r",|\band\b", rest[1:].strip().removesuffix("."))
         names = tuple(n.strip(" `'\"") for n in listed if n.strip(" `'\""))
     return count, names
+
+
+def forwarded_task(text: str) -> str | None:
+    """The task id whose result this user message forwards, when t3tui wrote it."""
+    first = text.partition("\n")[0]
+    match = _FORWARD_RE.match(first)
+    return match.group(1) if match else None

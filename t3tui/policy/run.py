@@ -49,6 +49,12 @@ class _Rows:
     def has_message(self, thread_id: str, message_id: str) -> bool:
         return False
 
+    def thread_synchronized(self, thread_id: str) -> bool:
+        return bool(self._rows.thread_synchronized(thread_id))
+
+    def forwards(self, thread_id: str) -> dict[str, datetime | None]:
+        return dict(self._rows.forwards(thread_id))
+
     def record_interrupt(self, thread_id: str, run_id: str, at: datetime) -> None:
         return None
 

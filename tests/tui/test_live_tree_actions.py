@@ -54,6 +54,13 @@ async def test_forward_shows_the_exact_text_then_sends_it_and_dispose_shows_the_
                                what="the forward")
             assert sent.phase == "ok", sent.text
             assert any(m.text == text for m in backend.engine.projection(parent_id).messages)
+            # still pending on the wire, but the parent's messages carry it: F does not apply
+            await select(pilot, "Wave three")
+            again = await until(lambda: (r := app.why_not("forward")) and "already" in r and r,
+                                what="the forward key dimmed")
+            assert again.startswith("Wave three's result was already forwarded to its parent at ")
+            assert again.endswith(" UTC; to tell it again, send the parent a message of your own")
+            assert app.check_action("forward", ()) is None
 
             await select(pilot, "Wave one")  # read by its parent already: the server says no
             await pilot.press("d")

@@ -19,7 +19,7 @@ from t3tui.actions import NEEDS_ROW, interrupt_choices, unavailable
 from t3tui.client.errors import describe
 from t3tui.client.state import Live, Stale, Syncing
 from t3tui.model.environments import unqualify
-from t3tui.model.forwarding import forward_refusal
+from t3tui.model.forwarding import forward_refusal, forwarded_refusal
 from t3tui.model.wiretext import display_text, is_display_safe
 from t3tui.protocol.enums import ApprovalDecision
 from t3tui.tui.app.keys import BY_ID
@@ -65,9 +65,13 @@ class Actions:
         busy = frozenset(
             kind for kind, s in self.app.statuses.get(row.id, {}).items() if not s.done
         ) if row is not None else frozenset()
-        reason = unavailable(action, row, connected=connected, busy_actions=busy)
-        if action == "forward" and reason and row is not None:
-            reason = forward_refusal(row, again=FORWARD_AGAIN) or reason  # no CLI flag here
+        forwards = self.app.source.supervisor.forwards(row.task.parent_thread_id) \
+            if action == "forward" and row is not None and row.task is not None else None
+        reason = unavailable(action, row, connected=connected, busy_actions=busy,
+                             parent_forwards=forwards)
+        if action == "forward" and reason and row is not None:  # no CLI flag here
+            reason = forward_refusal(row, again=FORWARD_AGAIN) or \
+                forwarded_refusal(row, forwards or {}, FORWARD_AGAIN) or reason
         return reason
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
