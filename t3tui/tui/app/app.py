@@ -18,6 +18,7 @@ import contextlib
 import signal
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -180,11 +181,12 @@ class SupervisorApp(ToastsMixin, TypingApp):
     def on_mount(self) -> None:
         if self._handle_signals:
             # SIGTERM/SIGHUP end the app cleanly, so the caller's cleanup (the demo
-            # backend) runs; Ctrl+C is a key in raw mode and quits through the bindings.
+            # backend, the recording) runs, and its exit code says so (128+N, the shell's
+            # convention); Ctrl+C is a key in raw mode and quits through the bindings.
             loop = asyncio.get_running_loop()
             for signum in (signal.SIGTERM, signal.SIGHUP):
                 with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                    loop.add_signal_handler(signum, self.exit, 128 + signum)
+                    loop.add_signal_handler(signum, partial(self.exit, return_code=128 + signum))
         if self.config.keys:
             self.set_keymap(dict(self.config.keys))
         if self._startup_warning:
