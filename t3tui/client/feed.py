@@ -18,6 +18,7 @@ import logging
 from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from t3tui.client.connection import Connection, StreamHandle
@@ -146,25 +147,24 @@ class Feed:
     def _on_shell(self, values: list[Any]) -> None:
         applied = 0
         for raw in values:
-            item = _decode(raw, "shell")
+            item = _decode(raw, SHELL)
             if item is None or is_duplicate(item, self._sink.cursor_shell):
                 continue
             if is_marker(item):
                 self._synced.add(SHELL)
-            applied += _apply(self._sink.apply_shell, item, "shell")
+            applied += _apply(self._sink.apply_shell, item, SHELL)
         self._batch_done(SHELL, applied)
 
     def _on_thread(self, thread_id: str, values: list[Any]) -> None:
         applied = 0
+        apply = partial(self._sink.apply_thread, thread_id)
         for raw in values:
-            item = _decode(raw, f"thread {thread_id}")
+            item = _decode(raw, thread_id)
             if item is None or is_duplicate(item, self._sink.cursor_thread(thread_id)):
                 continue
             if is_marker(item):
                 self._synced.add(thread_id)
-            applied += _apply(
-                lambda i: self._sink.apply_thread(thread_id, i), item, f"thread {thread_id}"
-            )
+            applied += _apply(apply, item, thread_id)
         self._batch_done(thread_id, applied)
 
     def _batch_done(self, thread_id: str | None, applied: int) -> None:
@@ -243,22 +243,31 @@ def _resume(payload: dict[str, Any], cursor: int | None) -> dict[str, Any]:
     return payload
 
 
-def _apply(apply: Callable[[Any], Any], item: Any, where: str) -> int:
+def _where(stream: str | None) -> str:
+    """The stream's name in a log line (built only when one is written, not per item)."""
+    return "shell" if stream is SHELL else f"thread {stream}"
+
+
+def _apply(apply: Callable[[Any], Any], item: Any, stream: str | None) -> int:
     """Apply one item; one the model refuses (it changes nothing) is logged and skipped."""
     try:
         apply(item)
     except ValueError as exc:
-        log.warning("the model refused a %s item: %s", where, exc)
+        log.warning("the model refused a %s item: %s", _where(stream), exc)
         return 0
     return 1
 
 
-def _decode(raw: Any, where: str) -> dict[str, Any] | None:
+def _decode(raw: Any, stream: str | None) -> dict[str, Any] | None:
     """The item as it was on the wire, when its envelope is readable (`items.envelope`); a
     malformed one is logged and skipped so the stream keeps running. The model reads the wire
     object and refuses what it cannot apply; typed items are decoded by whoever wants them.
     Inside a shell snapshot the model keeps every row it can read (one bad row costs only
     itself: a row without a string id is left out)."""
+    if raw.__class__ is dict and raw.get("kind").__class__ is str and (
+            (seq := raw.get("sequence")) is None or seq.__class__ is int):
+        return raw  # the common case, what `envelope` accepts, without naming the stream
+    where = _where(stream)
     try:
         return envelope(raw, f"{where} stream item")
     except ProtocolError as exc:

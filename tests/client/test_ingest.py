@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from t3tui.client.feed import _decode
+from t3tui.client.feed import SHELL, _decode
 from t3tui.model import Supervisor, status_document
 from t3tui.model.wire import as_wire
 from t3tui.protocol import decode_shell_item, decode_thread_item
@@ -33,7 +33,7 @@ def shell_update(title: str, sequence: int = 5) -> dict[str, Any]:
 
 def test_the_model_reads_the_object_on_the_wire_not_a_re_encoding() -> None:
     raw = shell_update("first")
-    item = _decode(raw, "shell")
+    item = _decode(raw, SHELL)
     assert item is raw  # no typed model built, nothing copied
     assert as_wire(item, "shell item") == raw  # the wire's own timestamp spelling
     typed = decode_shell_item(item)  # on demand, for whoever wants it
@@ -53,7 +53,7 @@ def test_a_typed_item_still_works_for_the_model() -> None:
     {"sequence": 3}, ["kind"], "snapshot", None,
 ])
 def test_a_malformed_envelope_is_still_skipped(raw: Any) -> None:
-    assert _decode(raw, "shell") is None
+    assert _decode(raw, SHELL) is None
 
 
 def status_after(frames: list[dict[str, Any]], decode_once: bool, now: datetime) -> dict:
