@@ -1,7 +1,9 @@
 """Child process of the soak benchmark: the app, headless (`App.run_test()`), on a server.
 
 `python -m benchmarks.soak_app URL THREADS`: prints `READY` once the tree holds every
-thread, then runs (the real clock, as a user's app would) until its stdin closes.
+thread, then runs (the real clock, as a user's app would) until its stdin closes. It takes
+the process's garbage-collector policy as the CLI's start does for the app
+(`t3tui.client.collector`).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
+from t3tui.client import collector
 from t3tui.client.secret import Secret, Target
 from t3tui.tui.app.app import SupervisorApp
 from t3tui.tui.sources.source import LiveSource
@@ -32,6 +35,7 @@ async def main_async(url: str, threads: int) -> None:
 
 
 def main(argv: list[str]) -> int:
+    collector.configure()
     asyncio.run(main_async(argv[0], int(argv[1])))
     return 0
 

@@ -105,6 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(_join_dash_values(sys.argv[1:] if argv is None else argv))
         if args.command in SUBCOMMANDS and args.command != "serve" and argv is None:
             _headless_logging()
+        if args.command != "serve" and argv is None:  # a process of its own, not a test's call
+            from t3tui.client import collector
+            collector.configure()
         module = SUBCOMMANDS.get(args.command or "", APP_MODULE)
         return int(importlib.import_module(module).run(args) or 0)
     except KeyboardInterrupt:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar
 
+from t3tui.client import collector
 from t3tui.client.backoff import Backoff
 from t3tui.client.connection import Connection
 from t3tui.client.errors import (
@@ -348,6 +349,8 @@ class Session:
         complete = feed is not None and feed.complete()
         self.complete.set(complete)
         if complete:
+            if not self._ever_live:
+                collector.synced()  # the process's first full tree: what stays is frozen
             self._ever_live = self._reached_live = True
             if not isinstance(self.state.value, Live):  # not a new Live() per batch
                 self.state.set(Live())
