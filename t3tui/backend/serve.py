@@ -48,8 +48,9 @@ def register(subparsers: Any) -> None:
         description=(
             "Run the reference T3 Code orchestration backend: the same HTTP routes, tickets and "
             "websocket RPC as a T3 V2 server, with scripted agents that run real processes. "
-            "Runs until interrupted (Ctrl+C or SIGTERM), then stops every agent process. "
-            "Exit 0 once stopped; 2 when it cannot start."
+            "Runs until interrupted (Ctrl+C, SIGTERM or SIGHUP), then stops every agent "
+            "process and exits 128+N (130, 143, 129); 0 when its input closes "
+            "(--exit-with-stdin); 2 when it cannot start."
         ),
     )
     parser.add_argument(
@@ -228,7 +229,8 @@ async def _serve(args: argparse.Namespace) -> int:
             t3_state=args.t3_state,
             allowed_origins=tuple(args.allowed_origins),
         )
-        stop = _stop_event(watch_stdin=args.exit_with_stdin)
+        signalled: list[int] = []
+        stop = _stop_event(watch_stdin=args.exit_with_stdin, signalled=signalled)
         try:
             async with contextlib.AsyncExitStack() as stack:
                 try:
@@ -251,7 +253,7 @@ async def _serve(args: argparse.Namespace) -> int:
             if args.print_url_file:
                 with contextlib.suppress(OSError):
                     args.print_url_file.unlink()
-    return 0
+    return 128 + signalled[0] if signalled else 0
 
 
 def _token_from_file(path: Path | None) -> str:
@@ -344,12 +346,19 @@ def _data_dir(given: Path | None, *, remove: bool = False) -> Any:
         shutil.rmtree(temp, ignore_errors=True)
 
 
-def _stop_event(*, watch_stdin: bool) -> asyncio.Event:
+def _stop_event(*, watch_stdin: bool, signalled: list[int]) -> asyncio.Event:
+    """Set on SIGINT, SIGTERM or SIGHUP (noted in `signalled`: the exit code is 128+N after
+    the clean shutdown), or with `watch_stdin` when standard input closes."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
+
+    def on_signal(signum: int) -> None:
+        signalled.append(signum)
+        stop.set()
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(signum, stop.set)
+            loop.add_signal_handler(signum, on_signal, signum)
     if watch_stdin:
 
         def wait_for_eof() -> None:
