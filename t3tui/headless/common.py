@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import math
 import os
+import signal
 import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -268,15 +269,46 @@ def bounded_by(after_s: float | None, what: str) -> Iterator[None]:
 
 def run_async(main: Callable[[], Awaitable[int]]) -> int:
     """Run a subcommand; every failure becomes one line on stderr and exit code 2 (1 for a
-    refusal: the contract every command's help and the README state)."""
+    refusal: the contract every command's help and the README state). SIGTERM and SIGHUP
+    cancel it, so its cleanup runs (a recording closed, policies' runs ended), and the exit
+    code is then 128+N, the shell's convention for a process ended by a signal."""
+    signalled: list[int] = []
+
+    async def until_signalled() -> int:
+        task, loop = asyncio.current_task(), asyncio.get_running_loop()
+        assert task is not None
+
+        def on_signal(signum: int) -> None:
+            signalled.append(signum)
+            task.cancel()
+
+        hooked = []
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            # only the main thread's loop can take signals (a command run in a worker thread,
+            # as the tests run it, keeps the defaults)
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, on_signal, signum)
+                hooked.append(signum)
+        try:
+            return await main()
+        finally:
+            for signum in hooked:
+                loop.remove_signal_handler(signum)
+
     try:
-        return asyncio.run(main())
-    except Refused as exc:
-        error(str(exc))
-        return EXIT_FLAGGED
-    except (TargetError, ClientError, CommandError, TimeoutError) as exc:
+        code = asyncio.run(until_signalled())
+    except (asyncio.CancelledError, Refused, TargetError, ClientError, CommandError,
+            TimeoutError) as exc:
+        if signalled:  # whatever the cancelled command was saying: the signal ended it
+            return 128 + signalled[0]
+        if isinstance(exc, asyncio.CancelledError):
+            raise
+        if isinstance(exc, Refused):
+            error(str(exc))
+            return EXIT_FLAGGED
         error(str(exc) or describe(exc))
         return EXIT_ERROR
+    return 128 + signalled[0] if signalled else code
 
 
 def find_thread(view: SupervisorView, text: str) -> ThreadRow:
