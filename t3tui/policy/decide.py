@@ -2,7 +2,8 @@
 the clock, the connection, the user's own recent actions and the journal.
 
 Guards, in order, for each policy whose finding has held `after` since t3tui first saw it:
-1. once per finding occurrence (a run, or a final skip, closes it);
+1. once per finding occurrence (a run, or a final skip, closes it; a run that sent nothing
+   because a read it needed lost the connection does not: `journal.NOT_SENT`);
 2. history (began before t3tui was watching): reported, never acted on (final);
 3. a replay or post-mortem, a stale connection, a stream not yet `synchronized`: held;
 4. the tree: a finding that says the thread is silent, paused or finished while a descendant

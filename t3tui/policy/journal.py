@@ -17,6 +17,9 @@ Verdict = Literal["act", "dry-run", "skip"]
 # Skips that end the policy's interest in that finding occurrence (it never acts on it later):
 # history is reported, not acted on; past a rate limit a policy gives up rather than retry.
 FINAL_SKIPS: Final = frozenset({"history", "rate-thread", "rate-hour"})
+# A run whose first action failed before sending anything (a read lost the connection): it
+# does not close the occurrence, so the policy acts once the connection is back.
+NOT_SENT: Final = "not-sent"
 KEEP: Final = 2000  # decisions kept for display; the index that guards keeps every occurrence
 
 
@@ -25,7 +28,7 @@ class Step:
     """One action of a run and what came of it (an `actions.Outcome`'s kind and text)."""
 
     action: str
-    outcome: str  # ok / refused / not_confirmed / unknown / unavailable / dry-run
+    outcome: str  # ok / refused / not_confirmed / unknown / unavailable / dry-run / not-sent
     text: str
     sent: tuple[dict[str, Any], ...] = ()  # the commands, as sent (or as a dry run would send)
 
@@ -114,6 +117,8 @@ class Journal:
     def finish(self, decision: Decision, steps: tuple[Step, ...]) -> Decision:
         """The run's steps came to these outcomes: the entry is replaced by the finished one."""
         done = replace(decision, steps=steps, done=True)
+        if done.result == NOT_SENT:  # it still counts for the rate limits (`_runs`)
+            self._codes.get(decision.key, set()).discard("ran")
         for i, entry in enumerate(self.entries):
             if entry is decision:
                 self.entries[i] = done

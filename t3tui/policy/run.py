@@ -20,7 +20,7 @@ from t3tui.client.outcome import Accepted, CommandOutcome
 from t3tui.client.settle_guard import SharedSession
 from t3tui.model import CheckInVerdict, SupervisorView, ThreadRow
 from t3tui.model.forwarding import forward_refusal, forward_text, unheard_answer, unheard_text
-from t3tui.policy.journal import Decision, Step
+from t3tui.policy.journal import NOT_SENT, Decision, Step
 from t3tui.policy.notify import notify, plan
 from t3tui.policy.spec import Policy, format_duration
 
@@ -186,6 +186,12 @@ async def execute(port: Port, decision: Decision, policy: Policy, *, clock: Cloc
                 outcome = await _one(action, keeping, decision.thread_id, first, unheard,
                                      clock=clock, timeout=timeout, reason=stop_reason(policy))
             except Exception as exc:  # a read that lost its socket: journaled, never raised
+                if not keeping.sent and not steps:
+                    # nothing went out: the finding stays open (`Journal.finish`), the
+                    # policy acts once the connection is back, under the rate limits
+                    steps.append(Step(action, NOT_SENT, f"nothing sent: {type(exc).__name__}: "
+                                      f"{exc}; tried again once the connection is back"))
+                    break
                 outcome = Outcome("unknown", f"outcome unknown: {type(exc).__name__}: {exc}")
             planned = dry and (outcome.kind != "unavailable" or bool(keeping.sent))
             kind = "dry-run" if planned else outcome.kind
