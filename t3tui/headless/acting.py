@@ -70,7 +70,8 @@ def decision_text(decision: Decision, environment: str | None = None) -> Text:
     text = Text().append(clock(decision.at), style="dim").append("  ")
     if environment:
         text.append(f"{environment}  ", style="bold")
-    mark = {"act": "⚙" if decision.done else "⚙ acting", "dry-run": "⚙ dry run",
+    finished = "⚙ done" if decision.result == "ok" else "⚙ failed"
+    mark = {"act": finished if decision.done else "⚙ acting", "dry-run": "⚙ dry run",
             "skip": "⚙ skipped"}[decision.verdict]
     text.append(mark, style=STYLE[decision.verdict]).append("  ")
     text.append(one_line(decision.title) or short_id(decision.thread_id), style="bold")

@@ -75,7 +75,8 @@ class Decision:
         head = f"by policy {self.policy}: "
         if self.verdict == "skip":
             return head + f"skipped {' + '.join(self.do)} ({self.rule}): {self.why}"
-        verb = "would" if self.verdict == "dry-run" else "did" if self.done else "starting"
+        verb = ("would" if self.verdict == "dry-run" else "starting" if not self.done
+                else "did" if self.result == "ok" else "tried")
         text = head + f"{verb} {' + '.join(self.do)} ({self.rule}, {self.why})"
         if self.steps:
             text += ": " + "; ".join(f"{s.action} {s.outcome}: {s.text}" for s in self.steps)
