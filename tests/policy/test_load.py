@@ -96,6 +96,12 @@ def test_limits_are_read() -> None:
     ('[[policy]]\nwhen = "stuck"\nafter = "1m"\ndo = "notify"', "'notify' in do and a notify table"),
     ('[[policy]]\nwhen = "stuck"\nafter = "1m"\ndo = "notify"\nnotify = { url = "ftp://x" }',
      "notify url must start with http"),
+    # the run already ended: a stop can never apply (found running watch --act on the
+    # runaway-provider scenario: "force-stop unavailable: no active run to interrupt")
+    ('[[policy]]\nwhen = "provider-active-after-interrupt"\nafter = "1m"\ndo = "force-stop"',
+     "f: policy 1 (when = 'provider-active-after-interrupt'): force-stop needs an active run"),
+    ('[[policy]]\nwhen = "runaway-provider"\nafter = "1m"\ndo = ["notify", "interrupt"]\n'
+     'notify = { command = "true" }', "f: policy 1 (when = 'runaway-provider'): interrupt needs"),
     ('[policies]\nper_hour = -1', "f: [policies] per_hour: a whole number >= 0"),
     ('[policies]\nper_day = 3', "f: [policies]: unknown key 'per_day'"),
     ('[policies]\nuser_quiet = "soon"', "f: [policies] user_quiet: not a duration"),
