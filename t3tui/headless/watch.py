@@ -41,6 +41,7 @@ from t3tui.headless.common import (
     supervised,
 )
 from t3tui.headless.environments import environments_of
+from t3tui.headless.reconnects import ReconnectLines
 from t3tui.headless.render import FINDING_STYLE, console, state_label
 from t3tui.model import Change, ChangeTracker, Supervisor
 from t3tui.model.labels import FINDING_WORDS, clock, one_line, reason_detail, short_id
@@ -99,6 +100,7 @@ class Printer:
         self.environment = environment
         self.raw = raw
         self.names: Threads | None = None
+        self.reconnects = ReconnectLines()  # a long outage: a few lines, not one per attempt
 
     def words(self, text: str, thread_id: str) -> str:
         return one_line(text if self.raw else humanize(text, self.names, thread_id))
@@ -169,12 +171,14 @@ class Printer:
             self.emit(record, Text())
 
     def connection(self, state: ConnectionState) -> None:
+        at = now()
+        if not self.reconnects.say(state, at):
+            return
         detail = ""
         if isinstance(state, Reconnecting):
-            detail = f"attempt {state.attempt}: {state.last_error}"
+            detail = self.reconnects.detail(state, at)
         elif hasattr(state, "reason"):
             detail = str(state.reason)
-        at = now()
         record = {"at": format_ts(at), "kind": "connection", "state": state.kind,
                   "detail": detail}
         text = Text(f"{clock(at)}  connection {state.kind}", style="dim")
