@@ -2,7 +2,8 @@
 
 `python -m t3tui.tui.screenshots DIR` writes one SVG per scene into DIR (`make snapshots`).
 Every scene replays the bundled `showcase` frames (fixed ids and times) with the clock frozen
-at 12:05:00 UTC and no ticking, so each render is byte-for-byte the same.
+at 12:05:00 UTC and no ticking, and is taken once the screen is steady (`steady`: a layout
+asked for is done), so each render is byte-for-byte the same.
 """
 
 from __future__ import annotations
@@ -68,6 +69,24 @@ async def settled(pilot: Any, timeout: float = 10.0) -> None:
     await pilot.pause()
 
 
+async def steady(pilot: Any, timeout: float = 10.0) -> None:
+    """Wait until the screen stops changing: the same picture twice in a row. A picture taken
+    right after the last key could catch a layout still pending (the timeline a row short,
+    the tree not yet scrolled), depending on how the frames and refreshes were scheduled."""
+    app: SupervisorApp = pilot.app
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    last = None
+    while True:
+        await pilot.pause(0.05)
+        shot = app.export_screenshot()
+        if shot == last:
+            return
+        if loop.time() > deadline:
+            raise TimeoutError("the screen never came to rest")
+        last = shot
+
+
 def select(thread_id: str, *keys: str) -> Prepare:
     async def prepare(pilot: Any) -> None:
         await settled(pilot)
@@ -76,7 +95,7 @@ def select(thread_id: str, *keys: str) -> Prepare:
         for key in keys:
             await pilot.press(key)
             await pilot.pause()
-        await pilot.pause()
+        await steady(pilot)
 
     return prepare
 
@@ -93,7 +112,7 @@ async def settle_dialog(pilot: Any) -> None:
         if loop.time() > deadline:
             raise TimeoutError("the settle confirmation never opened")
         await pilot.pause(0.02)
-    await pilot.pause()
+    await steady(pilot)
 
 
 def replay_app() -> SupervisorApp:
@@ -130,6 +149,7 @@ async def replay_finding(pilot: Any) -> None:
     await pilot.press("f")
     app: SupervisorApp = pilot.app
     await until(pilot, lambda: bool(app.view and app.view.findings), "no finding on the replay")
+    await steady(pilot)
 
 
 async def replay_report(pilot: Any) -> None:
@@ -138,7 +158,7 @@ async def replay_report(pilot: Any) -> None:
     await replay_finding(pilot)
     await pilot.press("w")
     await until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen), "no report screen")
-    await pilot.pause(0.2)
+    await steady(pilot)
 
 
 async def toast_burst(pilot: Any) -> None:
@@ -152,7 +172,7 @@ async def toast_burst(pilot: Any) -> None:
     app.NOTIFICATION_TIMEOUT = 3600  # a picture, not a clock: the toasts stay
     raise_burst(app, NOW)
     await until(pilot, lambda: len(app.screen.query(Toast)) >= 2, "no toasts")
-    await pilot.pause(0.3)
+    await steady(pilot)
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,9 @@ class StyledStatic(RowStyled, Static):
         self.update(text, layout=False)
         if not self.FIXED_SIZE and not self._fits():
             self.refresh(layout=True)
+            # a layout asked while one is still pending (the pane hidden, or not yet laid
+            # out) is the pending one, which measures the old text: ask again once it ran
+            self.call_after_refresh(self.refresh, layout=True)
         return True
 
     def _fits(self) -> bool:
