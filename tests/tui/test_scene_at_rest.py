@@ -25,6 +25,9 @@ async def test_a_scene_is_taken_with_every_pane_as_tall_as_its_text(name: str) -
                 continue
             size = pane.content_size
             wanted = pane.get_content_height(size, size, size.width)
+            if pane.styles.min_height is not None:  # the detail: at least its window's height
+                window = pane.parent.scrollable_content_region.size  # type: ignore[union-attr]
+                wanted = max(wanted, int(pane.styles.min_height.resolve(window, app.size)))
             assert size.height == min(wanted, pane.styles.max_height.value
                                       if pane.styles.max_height else wanted), \
                 f"{name}: #{pane.id} laid out {size.height} rows for {wanted} rows of text"

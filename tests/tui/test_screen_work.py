@@ -104,3 +104,32 @@ async def test_the_tree_scrollbar_is_drawn_again_only_when_its_window_moves(
         ScrollBar._render_content(bar)
         assert [line.text for line in bar._render_cache.lines] == shown
         assert shown != [shown[0]] * len(shown)  # a thumb and a track, not a blank column
+
+
+async def test_a_detail_shorter_than_its_window_repaints_without_a_layout(
+        layouts: list[int]) -> None:
+    """Moving between threads whose details both fit the window asks for no layout; a
+    detail longer than the window is laid out, and scrolls."""
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        detail = app.query_one(DetailPane)
+        scroll = app.query_one("#detail-scroll")
+        window = scroll.scrollable_content_region.height
+        assert window > 12
+        detail.set_text(lines(window - 4, "first"))
+        await until(lambda: "first 0" in detail.render_line(0).text, what="the first text")
+        await pilot.pause()
+        before = len(layouts)
+        detail.set_text(lines(window - 10, "second"))
+        await until(lambda: "second 0" in detail.render_line(0).text, what="the shorter text")
+        await pilot.pause()
+        assert len(layouts) == before
+        assert f"second {window - 11}" in detail.render_line(window - 11).text
+        assert not detail.render_line(window - 10).text.strip()  # nothing left of the first
+
+        detail.set_text(lines(window + 5, "long"))
+        await until(lambda: scroll.max_scroll_y == 5, what="the long text laid out")
+        scroll.scroll_end(animate=False)
+        await until(lambda: scroll.scroll_offset.y == 5, what="scrolled to its end")
+        assert f"long {window + 4}" in detail.render_line(window + 4).text

@@ -11,6 +11,7 @@ from datetime import datetime
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
+from textual.widget import Widget
 from textual.widgets import Static
 
 from t3tui.client.state import ConnectionState, Failed, Live, Reconnecting
@@ -63,6 +64,17 @@ class StyledStatic(RowStyled, Static):
 
 class DetailPane(StyledStatic):
     """Everything about the selected thread."""
+
+    def _fits(self) -> bool:
+        """Also when the pane fills its window (styles: `min-height: 100%`) and the new text
+        is no taller: the layout would give it the window's height again."""
+        if super()._fits():
+            return True
+        window = self.parent.scrollable_content_region.height if isinstance(
+            self.parent, Widget) else 0
+        width, height = self.content_size
+        return bool(width) and height == window and self.get_content_height(
+            self.content_size, self.content_size, width) <= window
 
     def show(self, row: ThreadRow | None, view: SupervisorView | None,
              transcripts: TranscriptStore, now: datetime, actions: list[ActionStatus],
