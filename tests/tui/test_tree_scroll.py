@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual import events
 
 from t3tui.tui.app.app import SupervisorApp
-from t3tui.tui.screenshots import environments_app, settled
+from t3tui.tui.screenshots import environments_app, settled, steady
 from t3tui.tui.widgets.row_node import RowNode
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.tui.waiting import until
@@ -71,3 +71,17 @@ async def test_a_stale_environment_stays_dimmed_after_a_resize() -> None:
         await until(lambda: tree.size.width < 100, what="the resize")
         await pilot.pause()
         assert looks_right()
+
+
+async def test_the_environments_view_opens_at_the_top_of_the_tree() -> None:
+    """The first tree arrives before the tree is laid out (with notifications on, as the app
+    runs): placing the cursor on the first thread then scrolled a 0-row window to it, and the
+    first environment's header stayed above the top."""
+    app = environments_app()
+    async with app.run_test(size=(150, 44), notifications=True) as pilot:
+        await settled(pilot)
+        await steady(pilot)
+        tree = app.query_one(ThreadTree)
+        assert tree.selected_id == "laptop:thread-review"  # the cursor starts on a thread
+        assert tree.scroll_offset.y == 0
+        assert tree.render_line(0).text.lstrip(" ▾▸").startswith("laptop")

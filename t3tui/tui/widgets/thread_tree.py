@@ -74,6 +74,7 @@ class ThreadTree(RowStyled, Tree[str]):
         self._collapsed: set[str] = set()
         self.header: TreeHeader | None = None
         self._first_selected = False
+        self._scroll_pending = False  # the cursor to be scrolled into view once laid out
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -105,6 +106,15 @@ class ThreadTree(RowStyled, Tree[str]):
         _ = self.last_line  # lay the lines out so the node's line number is current
         self.move_cursor(node)
         return True
+
+    def scroll_to_line(self, line: int, animate: bool = True) -> None:
+        """Scroll the line into view, once the tree has a window: the first tree can arrive
+        before the tree is laid out, and a line scrolled into a 0-row window ends up at the
+        top, hiding the lines above it (the first environment's header)."""
+        if not self.size.height:
+            self._scroll_pending = True
+            return
+        super().scroll_to_line(line, animate=animate)
 
     def action_select_cursor(self) -> None:
         thread_id = self.selected_id
@@ -284,7 +294,11 @@ class ThreadTree(RowStyled, Tree[str]):
 
     def on_resize(self, _event: events.Resize) -> None:
         """Lay the rows out again at the new width (their ages catch up on the next
-        refresh)."""
+        refresh); the first window brings a cursor placed before it into view."""
+        if self._scroll_pending and self.size.height:
+            self._scroll_pending = False
+            if self.cursor_node is not None:
+                self.scroll_to_node(self.cursor_node, animate=False)
         look = self._drawn_with
         if look is not None and look[2] != self._width():
             self._look(look[1])
