@@ -34,6 +34,11 @@ SUBCOMMANDS: dict[str, str] = {
     "report": "t3tui.headless.report",
 }
 APP_MODULE = "t3tui.tui.launch"
+# The headless commands end on a signal alike (`headless.common.run_async`, and `main` for
+# Ctrl-C): each one's --help says so, as the README's exit-code contract does.
+HEADLESS = frozenset(SUBCOMMANDS) - {"serve", "web"}
+SIGNAL_EXITS = ("A signal ends it after its cleanup: 130 on Ctrl-C, 143 on SIGTERM, 129 on "
+                "SIGHUP.")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in SUBCOMMANDS.values():
         importlib.import_module(module).register(subparsers)
+    for name in HEADLESS:
+        sub = subparsers.choices[name]
+        sub.description = f"{sub.description} {SIGNAL_EXITS}"
     return parser
 
 

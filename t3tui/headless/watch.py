@@ -61,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Print state changes, findings and connection changes as they happen. With --act, "
             "act on findings by policy and print every decision. Exit 0 after --duration; 2 "
             "on a connection error, a policy file that does not check (or when the server "
-            "gives up on us); 130 on Ctrl-C."
+            "gives up on us)."
         ),
     )
     parser.add_argument("--ndjson", action="store_true", help="one JSON object per line")

@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import os
 import re
+import signal
 import sys
 import time
 from pathlib import Path
@@ -144,12 +145,24 @@ def help_exit_codes() -> dict[str, set[str]]:
     return found
 
 
+def readme_signal_codes() -> set[str]:
+    """The exit codes the README's contract gives every headless command ended by a signal."""
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    start = text.index("Exit codes are one contract")
+    start = text.index("Ctrl-C is ", start)
+    sentence = text[start:text.index("convention)", start)].replace("128+N", "")
+    return set(re.findall(r"\b\d+\b", sentence))
+
+
 def test_every_commands_help_and_the_readme_state_the_same_exit_codes() -> None:
-    readme, helps = readme_exit_codes(), help_exit_codes()
+    readme, helps, signalled = readme_exit_codes(), help_exit_codes(), readme_signal_codes()
     assert {"status", "watch", "checkin", "settle", "interrupt", "forward", "dispose",
             "acknowledge", "record", "report"} <= set(readme)
+    # what `run_async` and `main` return: 128+N, the shell's convention
+    assert signalled == {str(128 + s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     for command, codes in readme.items():
-        assert helps[command] == codes, (command, helps[command], codes)
+        # a command's row, and the contract's codes for a signal, which every command shares
+        assert helps[command] == codes | signalled, (command, helps[command], codes)
     # the headless commands share one contract: 2 is an error for every one of them
     assert all("2" in helps[c] for c in readme)
 
