@@ -15,6 +15,7 @@ import contextlib
 import json
 import os
 import signal
+import time
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -32,6 +33,7 @@ from t3tui.model.labels import clock, one_line, short_id
 from t3tui.policy import Decision, PolicyError, PolicyFile, PolicySet
 from t3tui.policy.acted import ActedLog
 from t3tui.policy.engine import CONFIRM_TIMEOUT_S, Engine
+from t3tui.policy.resume import Resume
 from t3tui.policy.switch import choose
 from t3tui.proof.feed import follow_records
 from t3tui.proof.records import RecordReader
@@ -104,6 +106,7 @@ class Acting:
                              acted_log=ActedLog(session.target.base_url))
         self.reader = RecordReader(homes_from(args))
         self._records: asyncio.Task[None] | None = None
+        self.resume = Resume()  # a pause of this process (a suspend) holds the policies
 
     def _decision(self, decision: Decision) -> None:
         self.session.note("policy", decision.record())
@@ -134,7 +137,8 @@ class Acting:
             self.say(change.text)
         self.engine.tick(self.port, at, live=live,
                          synchronized=live and self.supervisor.shell_synchronized,
-                         thread_synced=self.supervisor.thread_synchronized)
+                         thread_synced=self.supervisor.thread_synchronized,
+                         fresh=self.resume.look(time.monotonic()))
         # at most one heartbeat a second: a busy stream evaluates on every batch
         if self._beat is not None and (self._beat_at is None
                                        or (at - self._beat_at).total_seconds() >= BEAT_S):

@@ -5,7 +5,8 @@ Guards, in order, for each policy whose finding has held `after` since t3tui fir
 1. once per finding occurrence (a run, or a final skip, closes it; a run that sent nothing
    because a read it needed lost the connection does not: `journal.NOT_SENT`);
 2. history (began before t3tui was watching): reported, never acted on (final);
-3. a replay or post-mortem, a stale connection, a stream not yet `synchronized`: held;
+3. a replay or post-mortem, a stale connection, t3tui itself just resumed from a pause
+   (`resume.Resume`), a stream not yet `synchronized`: held;
 4. the tree: a finding that says the thread is silent, paused or finished while a descendant
    of it still runs or waits (`tree.EXPLAINED_BY_TREE`, T3 #5518): held, the child explains it;
 5. the user acted on the thread from t3tui within `user_quiet`: held;
@@ -40,6 +41,7 @@ class Situation:
     synchronized: bool
     replay: bool = False
     dry_run: bool = False
+    fresh: bool = True  # False just after t3tui itself was paused (`resume.Resume`)
 
 
 def _hold(situation: Situation, seen: Seen) -> tuple[str, str] | None:
@@ -47,6 +49,9 @@ def _hold(situation: Situation, seen: Seen) -> tuple[str, str] | None:
         return "replay", "a replay or post-mortem: policies never act on one"
     if not situation.live:
         return "stale", "the connection is not live (what t3tui shows may be stale)"
+    if not situation.fresh:
+        return "resumed", ("t3tui itself was paused (a suspend?): what it shows is from before "
+                           "the pause, waiting for fresh facts from the server")
     if not situation.synchronized or not seen.synchronized:
         return "not-synchronized", "the stream has not caught up yet (synchronized)"
     return None

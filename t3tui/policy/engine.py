@@ -81,7 +81,8 @@ class Engine:
 
     def tick(self, port: Port, now: datetime, *, live: bool, synchronized: bool,
              thread_synced: Callable[[str], bool] = lambda _t: True,
-             replay: bool = False) -> list[Decision]:
+             replay: bool = False, fresh: bool = True) -> list[Decision]:
+        """One look. `fresh=False`: the front end was itself paused just now (`Resume`)."""
         if not self.switch.on:
             self.looked = ()
             return []
@@ -94,7 +95,7 @@ class Engine:
         self.looks += 1
         self.looked = tuple(s for s in seen
                             if any(p.matches(s.finding) for p in self.policies.policies))
-        situation = Situation(live, synchronized, replay, self.dry_run)
+        situation = Situation(live, synchronized, replay, self.dry_run, fresh)
         decisions = decide(self.policies, seen, now, situation, self.user_acted, self.journal,
                            self._titles, self.tree.busy_below)
         for decision in decisions:
