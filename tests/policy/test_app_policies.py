@@ -121,3 +121,27 @@ async def test_with_act_the_demo_recovers_its_seed_004_child_by_itself() -> None
             assert child.state != "stuck" and child.active_run_id is None
             parent = backend.engine.projection_wire(child.parent_id)["messages"]
             assert len([m for m in parent if "T3 never received it" in m["text"]]) == 1
+
+
+async def test_the_app_paused_past_a_dwell_waits_for_fresh_facts() -> None:
+    """A suspended laptop: the app's first looks after the pause hold the policies (its view
+    is from before the pause), then the policy acts on what still holds."""
+    async with running_backend(scenario="settle-unsubscribe",
+                               faults=[SETTLE_DROPS_CHILD_SUBSCRIPTION]) as backend:
+        app = app_on(backend)
+        async with app.run_test(size=SIZE) as pilot:
+            await until(lambda: app.view is not None and app.view.synchronized, what="a view")
+            await pilot.press("P")
+            child = child_of(backend)
+            from tests.backend.transport.commands import message, settle
+            await backend.engine.dispatch(settle(PARENT))
+            await backend.engine.dispatch(message(child, "Reply PONG"))
+            real = app.policies.monotonic
+            app.policies.monotonic = lambda: real() + 60  # a minute passed between two looks
+            done = await until(lambda: (s := app.statuses.get(child, {}).get("policy_1"))
+                               and s.done and s.phase != "unknown" and s, timeout=60,
+                               what="policy 1's run")
+            assert done.phase == "ok", done
+            codes = [d.code for d in app.policy_engine.journal if d.thread_id == child]
+            assert codes[0] == "resumed" and codes[-1] == "due", codes
+            assert len([t for t in parent_texts(backend) if "> PONG" in t]) == 1

@@ -11,6 +11,7 @@ Never on a replay, recorded frames or a post-mortem.
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta
 
 from t3tui.client.state import Live
@@ -18,6 +19,7 @@ from t3tui.model import SupervisorView, ThreadRow
 from t3tui.policy import Decision, PolicyFile, PolicySet
 from t3tui.policy.acted import ActedLog, note_acted
 from t3tui.policy.engine import Engine
+from t3tui.policy.resume import Resume
 from t3tui.tui.app.messages import ActionStatus
 from t3tui.tui.app.port import AppPort
 
@@ -35,6 +37,8 @@ class Policies:
         self.file: PolicyFile | None = None
         self.threads_of_autopilot: frozenset[str] = frozenset()  # not the user's acts
         self._file_checked: datetime | None = None
+        # the app looks about once a second; a longer gap is the app paused (a suspend)
+        self.resume, self.monotonic = Resume(), time.monotonic
 
     def enable(self, policies: PolicySet, *, on: bool = False, dry_run: bool = False,
                         watched: PolicyFile | None = None) -> None:
@@ -75,6 +79,7 @@ class Policies:
         engine = self.engine
         if engine is None:
             return
+        fresh = self.resume.look(self.monotonic())  # every look, on or off
         due = self._file_checked is None or now - self._file_checked >= FILE_EVERY
         if due and self.file is not None:
             self._file_checked = now
@@ -97,7 +102,7 @@ class Policies:
             engine.rows_changed({r.id: r for r in changed})
         supervisor = self.app.source.supervisor
         engine.tick(self.app.source, now, live=live, synchronized=view.synchronized,  # type: ignore[arg-type]
-                    thread_synced=supervisor.thread_synchronized)
+                    thread_synced=supervisor.thread_synchronized, fresh=fresh)
 
     def user_acted(self, status: ActionStatus) -> None:
         """A key of the user's (not the demo's autopilot) acted on this thread."""
