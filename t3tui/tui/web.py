@@ -52,7 +52,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Serve the same app to a browser on 127.0.0.1 only. Prints one URL with an access "
             "token: open it in a browser on this machine (or through an SSH tunnel). Every tab "
-            "runs its own app on the same servers: --env/--url as for t3tui, or the demo."
+            "runs its own app on the same servers: --env/--url as for t3tui, or the demo. Runs "
+            "until interrupted (Ctrl+C, SIGTERM or SIGHUP), then ends every tab's app and "
+            "exits 128+N (130, 143, 129); 2 when it cannot start."
         ),
     )
     parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
@@ -225,9 +227,9 @@ def make_server(command: str, *, port: int, token: str) -> Any:
     return GuardedServer(command, host=LOOPBACK, port=port, title="t3tui")
 
 
-async def serve(server: Any, ready: Callable[[int], None]) -> None:
-    """Serve until SIGINT/SIGTERM; `ready(port)` once listening. No access log: it would
-    hold the token."""
+async def serve(server: Any, ready: Callable[[int], None]) -> int:
+    """Serve until SIGINT, SIGTERM or SIGHUP, and return that signal's number; `ready(port)`
+    once listening. No access log: it would hold the token."""
     from aiohttp import web
 
     runner = web.AppRunner(await server._make_app(), access_log=None, handle_signals=False)
@@ -239,12 +241,19 @@ async def serve(server: Any, ready: Callable[[int], None]) -> None:
         server.port = port
         server.public_url = f"http://{LOOPBACK}:{port}"
         stop = asyncio.Event()
+        signalled: list[int] = []
         loop = asyncio.get_running_loop()
+
+        def on_signal(signum: int) -> None:
+            signalled.append(signum)
+            stop.set()
+
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(signum, stop.set)
+                loop.add_signal_handler(signum, on_signal, signum)
         ready(port)
         await stop.wait()
+        return signalled[0]
     finally:
         await runner.cleanup()  # closes the websockets: each app process is told to quit
 
@@ -280,12 +289,12 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr, flush=True)
 
         try:
-            asyncio.run(serve(server, ready))
+            signum = asyncio.run(serve(server, ready))
         except OSError as exc:
             return _error(f"cannot serve on {LOOPBACK}:{args.port}: {exc.strerror or exc}")
         except KeyboardInterrupt:
             return 130
-        return 0
+        return 128 + signum  # ended by a signal, as the app and every command say it
     finally:
         servers.close()
 

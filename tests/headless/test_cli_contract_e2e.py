@@ -186,3 +186,21 @@ async def test_end_of_input_at_forwards_prompt_is_not_confirmed_not_a_traceback(
         assert out.decode().rstrip().endswith("not sent")
         assert not any(m.role == "user" and "forwarded by t3tui" in m.text
                        for m in backend.engine.projection("thread-waves").messages)
+
+
+@pytest.mark.parametrize(("command", "readme_opening"), [
+    ("serve", "`t3tui serve` is an orchestration server"),
+    ("web", "`t3tui web` serves the same app"),
+])
+def test_the_servers_help_and_readme_state_the_exit_codes_of_a_signal(
+        command: str, readme_opening: str) -> None:
+    """`serve` and `web` run until a signal: 128+N, as the app and every headless command."""
+    parser = build_parser()
+    [subparsers] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    said = " ".join((subparsers.choices[command].description or "").split())
+    text = README.read_text(encoding="utf-8")
+    start = text.index(readme_opening)
+    paragraph = " ".join(text[start:text.index("\n\n", start)].split())
+    for where in (said, paragraph):
+        assert "exits 128+N (130, 143, 129)" in where, (command, where)
+        assert "2 when it cannot start" in where, (command, where)

@@ -136,7 +136,7 @@ def web_frames(isolated_config: Path) -> Iterator[str]:
         yield found.group(1)
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 0
+        assert proc.wait(timeout=30) == 128 + signal.SIGTERM  # as every t3tui command
         assert proc.stderr is not None
         err = proc.stderr.read()
         assert "token=" not in err and "Traceback" not in err  # nothing logged the token
