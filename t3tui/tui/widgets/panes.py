@@ -95,18 +95,34 @@ class TimelineView(StyledStatic):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.current: list[Bar] = []
+        self._of: ThreadRow | None = None  # the parent drawn
+        self._drawn_width = 0  # the width the shown text was drawn for
 
     def show(self, row: ThreadRow | None, view: SupervisorView | None,
              transcripts: TranscriptStore, now: datetime) -> None:
         parent = timeline_parent(view, row) if view is not None else None
         self.set_class(parent is None, "-empty")
         if parent is None or view is None:
-            self.current = []
+            self.current, self._of = [], None
             self.set_text(Text())
             return
-        self.current = bars(view, parent, transcripts, now)
-        width = max(30, self.content_size.width or self.size.width or 60)
-        self.set_text(render_timeline(parent, self.current, width, self.row_styles()))
+        self.current, self._of = bars(view, parent, transcripts, now), parent
+        self._draw()
+
+    def _draw(self) -> None:
+        if self._of is None:
+            return
+        self._drawn_width = self.content_size.width
+        width = max(30, self._drawn_width or self.size.width or 60)
+        self.set_text(render_timeline(self._of, self.current, width, self.row_styles()))
+
+    def on_resize(self) -> None:
+        """The axis and bars span the pane: drawn again when its width changes (a terminal
+        resized, the pane shown again), without waiting for the app's next refresh (with a
+        frozen or quiet clock, none comes). Not on a change of height alone: the text's own
+        height sets that."""
+        if self.content_size.width != self._drawn_width:
+            self._draw()
 
 
 def connection_word(state: ConnectionState) -> str:
