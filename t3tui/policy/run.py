@@ -11,6 +11,7 @@ plan is the one a real run would start with.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +26,10 @@ from t3tui.policy.notify import notify, plan
 from t3tui.policy.spec import Policy, format_duration
 
 Records = Callable[[str], object]
+# A dry run's forward whose parent's messages are not loaded (a dropped connection): a real
+# run would load them and forward only if they do not carry the result yet (`actions.forward`)
+FORWARD_UNCHECKED = ("would send, once the parent's messages show it was not forwarded "
+                     "already")
 AVAILABILITY = {"checkin": "checkin", "interrupt": "interrupt", "force-stop": "interrupt",
                 "stop-tree": "stop_tree", "dispose": "dispose", "acknowledge": "acknowledge",
                 "settle": "settle"}
@@ -147,7 +152,13 @@ async def _one(action: str, port: KeepingPort, thread_id: str, first: ThreadRow,
         text = _forward_text(row, unheard) or _forward_text(first, unheard)
         if text is None:
             return Outcome("unavailable", forward_refusal(row) or "nothing to forward")
-        return await actions.forward(port, row if row.task else first, text=text, **common)
+        child = row if row.task else first
+        parent_id = child.task.parent_thread_id if child.task is not None else None
+        if dry and parent_id and not port.supervisor.thread_synchronized(parent_id):
+            # the once-check reads a stream a dry run does not wait for: the plan says it
+            outcome = await actions.forward(port, child, text=text, again=True, **common)
+            return replace(outcome, extra={**outcome.extra, "plan": FORWARD_UNCHECKED})
+        return await actions.forward(port, child, text=text, **common)
     if action == "checkin":
         return await actions.checkin(port, thread_id, report=no_report, clock=clock)
     if action in ("dispose", "acknowledge"):
@@ -195,7 +206,8 @@ async def execute(port: Port, decision: Decision, policy: Policy, *, clock: Cloc
                 outcome = Outcome("unknown", f"outcome unknown: {type(exc).__name__}: {exc}")
             planned = dry and (outcome.kind != "unavailable" or bool(keeping.sent))
             kind = "dry-run" if planned else outcome.kind
-            text = outcome.text if not dry else ("would send" if keeping.sent else outcome.text)
+            text = (outcome.extra.get("plan", "would send") if dry and keeping.sent
+                    else outcome.text)
             step = Step(action, kind, text, tuple(keeping.sent))
         steps.append(step)
         if step.outcome not in ("ok", "dry-run"):
