@@ -1,7 +1,9 @@
 """One server's policies at work: occurrences, decisions, runs in flight and the journal.
 
 A front end feeds it (`rows_changed` with what `Supervisor.changed_rows` gave, then `tick`) and
-shows what it `emit`s: each decision when taken, and each run again once its steps are done.
+shows what it `emit`s: each decision when taken, and each run again once its steps are done
+(taken, then its outcome: two facts). A dry run's decision is emitted once, with its plan: its
+"would ..." said twice read as two plans.
 Runs go in tasks of their own, one at a time per thread (a thread with a run in flight is not
 decided on), so a slow confirmation never holds up the stream.
 """
@@ -99,7 +101,8 @@ class Engine:
         decisions = decide(self.policies, seen, now, situation, self.user_acted, self.journal,
                            self._titles, self.tree.busy_below)
         for decision in decisions:
-            self.emit(decision)
+            if decision.verdict != "dry-run":  # a plan is said once, when it is made (`_run`)
+                self.emit(decision)
             if decision.verdict != "skip":
                 self._busy.add(decision.thread_id)
                 policy = self.policies.policies[decision.policy - 1]

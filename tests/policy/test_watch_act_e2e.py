@@ -85,7 +85,7 @@ async def test_dry_run_prints_the_plan_and_sends_nothing(tmp_path: Path) -> None
         await watch.looked_again(record["at"], 2, thread=child, rule="provider-finished-unheard")
         assert active_run(backend, child) == run_id  # nothing was sent
         assert [t for t in parent_texts(backend) if "> PONG" in t] == []
-        assert len(watch.policy(policy=1)) == 2  # the decision, then its plan
+        assert len(watch.policy(policy=1)) == 1  # the decision, said once with its plan
 
 
 async def test_a_stop_that_never_lands_is_force_stopped(tmp_path: Path) -> None:
