@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,6 +28,8 @@ SUBSCRIBE = '{{"_tag":"Request","id":"{id}","tag":"{tag}","payload":{payload},"h
 class FloorCount:
     items: int = 0
     frames: int = 0
+    sync_frames: int = -1  # the snapshot and `synchronized` chunks of every stream
+    synced_cpu: float | None = None  # the process's CPU time once they all arrived
 
 
 async def floor(ws_url: str, threads: Iterable[str], count: FloorCount) -> None:
@@ -45,6 +48,8 @@ async def floor(ws_url: str, threads: Iterable[str], count: FloorCount) -> None:
                 if msg.get("_tag") == "Chunk":
                     count.frames += 1
                     count.items += len(msg["values"])
+                    if count.frames == count.sync_frames:
+                        count.synced_cpu = time.process_time()
                     await ws.send(json.dumps({"_tag": "Ack", "requestId": msg["requestId"]}))
 
 
@@ -57,6 +62,7 @@ class ClientRun:
     now: datetime = field(default_factory=lambda: datetime.now(UTC))  # the world's "now"
     rows_built: int = 0                 # rows built once every stream is synchronized
     updates: int = 0
+    synced_cpu: float | None = None     # the process's CPU time when the session went Live
     supervisor: Supervisor = field(default_factory=Supervisor)
     session: Session | None = None
 
@@ -65,6 +71,8 @@ class ClientRun:
         sup = self.supervisor
         now = self.now
         live = self.session is not None and isinstance(self.session.state.value, Live)
+        if live and self.synced_cpu is None:
+            self.synced_cpu = time.process_time()
         for tid in sup.take_dirty():
             if sup.row(tid, now) is not None and live:
                 self.rows_built += 1
@@ -93,6 +101,9 @@ class FrameClientRun(ClientRun):
 
     def on_update(self, _update: StreamUpdate) -> None:
         self.updates += 1
+        if self.synced_cpu is None and self.session is not None \
+                and isinstance(self.session.state.value, Live):
+            self.synced_cpu = time.process_time()
 
     def frame(self) -> None:
         live = self.session is not None and isinstance(self.session.state.value, Live)

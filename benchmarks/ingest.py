@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 from collections.abc import Sequence
 
 from benchmarks.common import Report, median, quiet_gc, ratio, run_cli
@@ -24,10 +25,11 @@ RUN_TIMEOUT = 120.0
 
 
 async def one_floor(server: ChildServer, world: World) -> dict[str, float]:
-    count = FloorCount()
+    count = FloorCount(sync_frames=2 * (1 + len(world.subscribed)))
     task = asyncio.create_task(floor(server.ws_url, world.subscribed, count))
     try:
         result = await server.result(RUN_TIMEOUT)
+        result["cpu_s"] = burst_cpu(count.synced_cpu)
     finally:
         await cancel(task)
     expected = len(world.burst) + 2 * (1 + len(world.subscribed))
@@ -36,12 +38,20 @@ async def one_floor(server: ChildServer, world: World) -> dict[str, float]:
     return result
 
 
+def burst_cpu(synced_cpu: float | None) -> float:
+    """This process's CPU seconds from every stream synchronized to the burst's last Ack."""
+    if synced_cpu is None:
+        raise RuntimeError("the consumer never saw every stream synchronized")
+    return time.process_time() - synced_cpu
+
+
 async def one_client(server: ChildServer, world: World,
                      consumer: type[ClientRun] = ClientRun) -> dict[str, float]:
     client = consumer(server.url, now=world.end)
     task = asyncio.create_task(client.run())
     try:
         result = await server.result(RUN_TIMEOUT)
+        result["cpu_s"] = burst_cpu(client.synced_cpu)
     finally:
         await client.stop()
         await cancel(task)
@@ -64,6 +74,14 @@ async def one_framed(server: ChildServer, world: World) -> dict[str, float]:
 VARIANTS = {"floor": one_floor, "t3tui": one_client, "t3tui@frames": one_framed}
 
 
+def cpu_columns(f: list[dict[str, float]], fr: list[dict[str, float]],
+                items: int) -> dict[str, float]:
+    f_cpu = median([r["cpu_s"] for r in f]) / items * 1e6
+    fr_cpu = median([r["cpu_s"] for r in fr]) / items * 1e6
+    return {"floor CPU us/item": f_cpu, "@frames CPU us/item": fr_cpu,
+            "CPU floor/@frames": ratio(f_cpu, fr_cpu)}
+
+
 def label(size: tuple[int, int]) -> int | str:
     n, active = size
     return f"{n}+{active} busy" if active else n
@@ -76,7 +94,7 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
         f"median of {repeats} interleaved runs)",
         ["threads", "floor items/s", "t3tui items/s", "t3tui/floor", "floor sync s",
          "t3tui sync s", "sync ratio", "rows/item", "@frames items/s", "@frames/floor",
-         "@frames rows/item"])
+         "@frames rows/item", "floor CPU us/item", "@frames CPU us/item", "CPU floor/@frames"])
     worlds = {size: build_world(WorldSpec(threads=size[0], events=events, active=size[1]))
               for size in sizes}
     servers = {size: ChildServer("benchmarks.replay_server", "--threads", str(size[0]),
@@ -106,7 +124,8 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
                       "t3tui sync s": c_sync, "sync ratio": ratio(c_sync, f_sync),
                       "rows/item": median([r["rows_per_item"] for r in c]),
                       "@frames items/s": fr_rate, "@frames/floor": ratio(fr_rate, f_rate),
-                      "@frames rows/item": median([r["rows_per_item"] for r in fr])})
+                      "@frames rows/item": median([r["rows_per_item"] for r in fr]),
+                      **cpu_columns(f, fr, len(worlds[n].burst))})
     fam = WorldSpec(threads=max(n for n, _ in sizes)).family_size
     report.notes += [
         f"{fam} family threads (parents and children) are subscribed at every size; the rest "
@@ -120,6 +139,10 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
         "11's definition); @frames is the same client at the app's cadence: batches only mark "
         "rows, and at most 30 times a second a frame asks changed_rows(now) (plus one frame "
         "after the last batch, not timed); rows/item: rows handed out per burst item",
+        "CPU us/item: this process's CPU time from every stream synchronized to the last Ack, "
+        "per burst item (the servers run in another process): unlike items/s, a loaded "
+        "machine barely moves it; CPU floor/@frames is the throughput ratio a client that is "
+        "the bottleneck on a core of its own would reach",
     ]
     return report
 
