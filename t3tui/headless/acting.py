@@ -26,7 +26,8 @@ from rich.text import Text
 from t3tui.actions import SessionPort
 from t3tui.client.environments import config_path
 from t3tui.client.session import Session
-from t3tui.headless.common import CommandError, now
+from t3tui.headless.common import CommandError, now, positive_seconds
+from t3tui.headless.heartbeat import HEARTBEAT_S, Heartbeat
 from t3tui.headless.proof import add_proof_arguments, homes_from
 from t3tui.model import Supervisor, ThreadRow
 from t3tui.model.labels import clock, one_line, short_id
@@ -39,7 +40,6 @@ from t3tui.proof.feed import follow_records
 from t3tui.proof.records import RecordReader
 from t3tui.protocol import format_ts
 
-BEAT_S = 1.0  # the least time between two heartbeats (`tick` records)
 STYLE = {"act": "bold magenta", "dry-run": "bold cyan", "skip": "dim"}
 
 
@@ -54,13 +54,17 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
                        help="with --act: the policies to use (TOML, [[policy]] entries)")
     group.add_argument("--confirm-timeout", type=float, default=CONFIRM_TIMEOUT_S, metavar="S",
                        help=f"how long an action waits for the stream (default {CONFIRM_TIMEOUT_S:g})")
+    group.add_argument("--heartbeat", type=positive_seconds, metavar="S",
+                       help=f"with --act --ndjson: a \"kind\": \"tick\" record (the policies "
+                       f"are alive, and the findings they judge) every S seconds (default "
+                       f"{HEARTBEAT_S:g}), and at once when those findings change")
     add_proof_arguments(parser)
 
 
 def policies_from(args: argparse.Namespace) -> tuple[PolicySet, PolicyFile | None]:
     """The policies `args` ask for, checked whole (a PolicyError is one line, exit 2)."""
-    if (args.dry_run or args.policy) and not args.act:
-        raise CommandError("--dry-run and --policy go with --act")
+    if (args.dry_run or args.policy or args.heartbeat) and not args.act:
+        raise CommandError("--dry-run, --policy and --heartbeat go with --act")
     config, required = config_path(getattr(args, "config", None), os.environ)
     try:
         return choose(Path(args.policy).expanduser() if args.policy else None, config, required)
@@ -93,10 +97,10 @@ class Acting:
     def __init__(self, args: argparse.Namespace, session: Session, supervisor: Supervisor,
                  emit: Any, policies: PolicySet, watched: PolicyFile | None,
                  beat: Callable[[dict[str, Any]], None] | None = None) -> None:
-        """`beat`: gets a `tick` record after every evaluation (`heartbeat`)."""
+        """`beat`: gets a `tick` record (`heartbeat`) when one is due (`Heartbeat`)."""
         self.session, self.supervisor = session, supervisor
         self._beat = beat
-        self._beat_at: datetime | None = None
+        self._heartbeat = Heartbeat(args.heartbeat or HEARTBEAT_S)
         self.port = SessionPort(session, supervisor)
         self.watched = watched
         self._emit = emit
@@ -139,10 +143,9 @@ class Acting:
                          synchronized=live and self.supervisor.shell_synchronized,
                          thread_synced=self.supervisor.thread_synchronized,
                          fresh=self.resume.look(time.monotonic()))
-        # at most one heartbeat a second: a busy stream evaluates on every batch
-        if self._beat is not None and (self._beat_at is None
-                                       or (at - self._beat_at).total_seconds() >= BEAT_S):
-            self._beat_at = at
+        judged = frozenset((s.thread_id, s.finding.rule, s.first_seen)
+                           for s in self.engine.looked)
+        if self._beat is not None and self._heartbeat.due(at, judged):
             self._beat(self.heartbeat(at, live))
 
     def heartbeat(self, at: datetime, live: bool) -> dict[str, Any]:

@@ -54,10 +54,11 @@ class Watcher:
     async def looked_again(self, since: datetime | str, seconds: float, *,
                            thread: str | None = None, rule: str | None = None,
                            timeout: float = 60) -> dict[str, Any]:
-        """The first heartbeat (`"kind": "tick"`) of an evaluation at least `seconds` past
-        `since` (a moment, or a record's `at`): every decision taken up to that evaluation has
-        been printed before it. With `thread` (and `rule`), that evaluation judged the thread's
-        finding again: it still held, and whatever the policies did about it is printed."""
+        """The first heartbeat (`"kind": "tick"`, one a second with `--heartbeat 1`) of an
+        evaluation at least `seconds` past `since` (a moment, or a record's `at`): every
+        decision taken up to that evaluation has been printed before it. With `thread` (and
+        `rule`), that evaluation judged the thread's finding again: it still held, and whatever
+        the policies did about it is printed."""
         moment = (parse_ts(since) if isinstance(since, str) else since) \
             + timedelta(seconds=seconds)
 
@@ -102,14 +103,18 @@ class Watcher:
 
 @contextlib.asynccontextmanager
 async def watching(backend: RunningBackend, *flags: str, policy: str | None = POLICY_004,
-                   tmp: Path, also: RunningBackend | None = None) -> AsyncIterator[Watcher]:
+                   tmp: Path, also: RunningBackend | None = None,
+                   heartbeat: str | None = "1") -> AsyncIterator[Watcher]:
     """`also`: a second server; then both are environments, `laptop` (`backend`) and
-    `devbox` (`also`), each line naming its own."""
+    `devbox` (`also`), each line naming its own. `heartbeat`: `--heartbeat` (a tick about
+    every second, what `looked_again` waits on; None: the default, a minute)."""
     servers = ["--url", backend.url] if also is None else \
         ["--env", f"laptop={backend.url}", "--env", f"devbox={also.url}"]
     argv = [sys.executable, "-m", "t3tui", "watch", "--act", "--ndjson", *servers,
             "--codex-home", str(backend.data_dir / "codex-home"), "--claude-home", "off",
             "--t3-home", "off", "--duration", "300", *flags]
+    if heartbeat is not None:
+        argv += ["--heartbeat", heartbeat]
     if policy is not None:
         path = tmp / "policies.toml"
         path.write_text(policy)
