@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import sys
+from datetime import datetime
 from typing import Any
 
 from rich.text import Text
@@ -41,7 +42,7 @@ from t3tui.headless.common import (
     supervised,
 )
 from t3tui.headless.environments import environments_of
-from t3tui.headless.reconnects import ReconnectLines
+from t3tui.headless.reconnects import STALE_DWELL_S, ReconnectLines
 from t3tui.headless.render import FINDING_STYLE, console, state_label
 from t3tui.model import Change, ChangeTracker, Supervisor
 from t3tui.model.labels import FINDING_WORDS, clock, one_line, reason_detail, short_id
@@ -100,7 +101,8 @@ class Printer:
         self.environment = environment
         self.raw = raw
         self.names: Threads | None = None
-        self.reconnects = ReconnectLines()  # a long outage: a few lines, not one per attempt
+        # a long outage: a few lines, not one per attempt; a quick catch-up: none (text only)
+        self.reconnects = ReconnectLines(None if ndjson else STALE_DWELL_S)
 
     def words(self, text: str, thread_id: str) -> str:
         return one_line(text if self.raw else humanize(text, self.names, thread_id))
@@ -170,18 +172,27 @@ class Printer:
         if self.ndjson:
             self.emit(record, Text())
 
-    def connection(self, state: ConnectionState) -> None:
-        at = now()
+    def connection(self, state: ConnectionState, at: datetime | None = None) -> None:
+        at = at or now()
         if not self.reconnects.say(state, at):
             return
         detail = ""
         if isinstance(state, Reconnecting):
             detail = self.reconnects.detail(state, at)
+        elif isinstance(state, Live):
+            detail = self.reconnects.back
         elif hasattr(state, "reason"):
             detail = str(state.reason)
-        record = {"at": format_ts(at), "kind": "connection", "state": state.kind,
-                  "detail": detail}
-        text = Text(f"{clock(at)}  connection {state.kind}", style="dim")
+        self._connection(state.kind, detail, at)
+
+    def look(self, at: datetime) -> None:
+        """Every look of the watch loop: a catch-up that lasts is said once."""
+        if (since := self.reconnects.due(at)) is not None:
+            self._connection("stale", f"catching up since {clock(since)}", at)
+
+    def _connection(self, kind: str, detail: str, at: datetime) -> None:
+        record = {"at": format_ts(at), "kind": "connection", "state": kind, "detail": detail}
+        text = Text(f"{clock(at)}  connection {kind}", style="dim")
         if detail:  # a server's Defect text may be in it
             text.append(f" ({one_line(detail)})", style="dim")
         self.emit(record, text)
@@ -219,6 +230,7 @@ async def watch(session: Session, supervisor: Supervisor, printer: Printer,
                 # more will arrive, so end with exit 2 instead of watching a dead connection.
                 raise ClientError(state.reason)
             at = now()
+            printer.look(at)
             if isinstance(state, Live):
                 changed = supervisor.changed_rows(at)
                 for change in tracker.update(changed, at):
