@@ -12,6 +12,8 @@ import asyncio
 import contextlib
 import json
 import sys
+import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -46,6 +48,7 @@ from t3tui.headless.reconnects import STALE_DWELL_S, ReconnectLines
 from t3tui.headless.render import FINDING_STYLE, console, state_label
 from t3tui.model import Change, ChangeTracker, Supervisor
 from t3tui.model.labels import FINDING_WORDS, clock, one_line, reason_detail, short_id
+from t3tui.policy.resume import Resume
 from t3tui.protocol import format_ts
 from t3tui.words.names import Rows, Threads, humanize
 
@@ -199,9 +202,16 @@ class Printer:
 
 
 async def watch(session: Session, supervisor: Supervisor, printer: Printer,
-                acting: Acting | None = None) -> None:
-    """Print changes forever (the caller bounds it); with `acting`, the policies act too."""
+                acting: Acting | None = None,
+                monotonic: Callable[[], float] = time.monotonic) -> None:
+    """Print changes forever (the caller bounds it); with `acting`, the policies act too.
+
+    Just after a pause of this process (`Resume`: a suspend, SIGSTOP) nothing is compared,
+    as while stale: its view is from before the pause, catching up, with a clock minutes on
+    (a turn's end before its run's end, a fresh provider record against the old view: a
+    false finding for a second). Once the hold ends, what changed meanwhile is printed."""
     wake = asyncio.Event()
+    resume = Resume()
 
     def on_update(_update: StreamUpdate) -> None:
         wake.set()
@@ -231,7 +241,7 @@ async def watch(session: Session, supervisor: Supervisor, printer: Printer,
                 raise ClientError(state.reason)
             at = now()
             printer.look(at)
-            if isinstance(state, Live):
+            if resume.look(monotonic()) and isinstance(state, Live):
                 changed = supervisor.changed_rows(at)
                 for change in tracker.update(changed, at):
                     printer.change(change)
