@@ -61,10 +61,13 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
     add_proof_arguments(parser)
 
 
-def policies_from(args: argparse.Namespace) -> tuple[PolicySet, PolicyFile | None]:
-    """The policies `args` ask for, checked whole (a PolicyError is one line, exit 2)."""
-    if (args.dry_run or args.policy or args.heartbeat) and not args.act:
-        raise CommandError("--dry-run, --policy and --heartbeat go with --act")
+def policies_from(args: argparse.Namespace) -> tuple[PolicySet, PolicyFile | None] | None:
+    """The policies `args` ask for, checked whole (a PolicyError is one line, exit 2); None
+    without `--act` (then a flag of acting is a usage error, not ignored)."""
+    if not args.act:
+        if args.dry_run or args.policy or args.heartbeat:
+            raise CommandError("--dry-run, --policy and --heartbeat go with --act")
+        return None
     config, required = config_path(getattr(args, "config", None), os.environ)
     try:
         return choose(Path(args.policy).expanduser() if args.policy else None, config, required)

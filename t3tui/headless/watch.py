@@ -268,7 +268,7 @@ async def watch_environments(args: argparse.Namespace, envs: list[Environment]) 
     reached or gives up is said once and the others go on. Exit 2 when none is left."""
     if args.record:
         raise CommandError("--record takes one server (--url), not --env")
-    policies = policies_from(args) if args.act else None
+    policies = policies_from(args)
     actings: list[Acting] = []  # SIGUSR1 switches them all
 
     async def one(env: Environment, stack: contextlib.AsyncExitStack) -> None:
@@ -309,7 +309,7 @@ def run(args: argparse.Namespace) -> int:
         if envs:
             return await watch_environments(args, envs)
         # every policy is checked before anything connects: a bad file runs nothing
-        policies = policies_from(args) if args.act else None
+        policies = policies_from(args)
         with recording_to(args.record, args) as recorder:
             async with supervised(args, recorder=recorder) as (session, supervisor):
                 printer.connection(session.state.value)

@@ -144,3 +144,14 @@ def test_durations_must_be_finite_and_positive_in_every_option(
     assert code == 2, err
     assert "Traceback" not in err
     assert "seconds" in err.strip().splitlines()[-1], err  # argparse: usage, then the error
+
+
+@pytest.mark.parametrize("flag", [["--dry-run"], ["--policy", "p.toml"], ["--heartbeat", "5"]])
+def test_a_policy_flag_without_act_is_a_usage_error_not_ignored(
+    flag: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`watch --dry-run` without `--act` watched on and acted on nothing, saying nothing of
+    it: a user who meant `--act --dry-run` (or whose unit lost `--act`) was not told."""
+    assert main(["watch", *flag, "--url", "http://127.0.0.1:9", "--token", "x"]) == 2
+    err = capsys.readouterr().err
+    assert err == "t3tui: --dry-run, --policy and --heartbeat go with --act\n", err
