@@ -6,7 +6,7 @@ then its outcome): those are two facts. Over a real session to the reference bac
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -16,14 +16,12 @@ from t3tui.model.findings import STUCK, Finding
 from t3tui.policy import Decision, parse_text
 from t3tui.policy.engine import Engine
 from tests.actions.conftest import port_on
-from tests.headless.test_commands_e2e import active_run, launch
+from tests.headless.test_commands_e2e import active_run
+from tests.policy.hanging import hanging_thread, now
 
 pytestmark = pytest.mark.e2e
 POLICY = '[[policy]]\nwhen = "no-progress"\nafter = "1s"\ndo = "interrupt"\n'
 
-
-def now() -> datetime:
-    return datetime.now(UTC)
 
 
 async def decided(port, thread: str, *, dry_run: bool) -> list[Decision]:  # type: ignore[no-untyped-def]
@@ -45,10 +43,7 @@ async def decided(port, thread: str, *, dry_run: bool) -> list[Decision]:  # typ
 
 async def test_a_dry_run_says_each_decision_once_with_its_plan() -> None:
     async with running_backend() as backend, port_on(backend) as port:
-        thread = await launch(backend, "Hang")
-        await wait_until(lambda: active_run(backend, thread), timeout=15)
-        await port.wait_until(lambda: (r := port.supervisor.row(thread, now()))
-                              and r.active_run_id, 15)
+        thread = await hanging_thread(backend, port)
 
         [plan] = await decided(port, thread, dry_run=True)
         assert (plan.verdict, plan.done, plan.result) == ("dry-run", True, "dry-run"), plan

@@ -5,21 +5,18 @@ forced stop at once, on the view from before the pause (the stop had landed mean
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
-from t3tui.backend.testing import running_backend, wait_until
+from t3tui.backend.testing import running_backend
 from t3tui.model.findings import STUCK, Finding
 from t3tui.policy import parse_text
 from t3tui.policy.engine import Engine
 from t3tui.policy.resume import FRESH_S, GAP_S, Resume
 from tests.actions.conftest import port_on
-from tests.headless.test_commands_e2e import active_run, launch
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
+from tests.headless.test_commands_e2e import active_run
+from tests.policy.hanging import hanging_thread, now
 
 
 def test_a_gap_between_looks_holds_for_two_ping_rounds() -> None:
@@ -38,10 +35,7 @@ async def test_a_policy_due_on_resume_waits_for_fresh_facts() -> None:
     policies = parse_text('[[policy]]\nwhen = "interrupt-not-landed"\nafter = "30s"\n'
                           'do = "force-stop"\n', "p")
     async with running_backend() as backend, port_on(backend) as port:
-        thread = await launch(backend, "Hang")
-        await wait_until(lambda: active_run(backend, thread), timeout=10)
-        await port.wait_until(lambda: (r := port.supervisor.row(thread, now()))
-                              and r.active_run_id, 10)
+        thread = await hanging_thread(backend, port)
         said = []
         engine = Engine(policies, clock=now, emit=said.append, timeout=10)
         start = now()

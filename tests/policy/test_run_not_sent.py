@@ -8,7 +8,7 @@ reference backend."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -17,21 +17,18 @@ from t3tui.model.findings import STUCK, Finding
 from t3tui.policy import parse_text
 from t3tui.policy.engine import Engine
 from tests.actions.conftest import port_on
-from tests.headless.test_commands_e2e import active_run, launch
+from tests.headless.test_commands_e2e import active_run
+from tests.policy.hanging import hanging_thread, now, seen_running
 
 pytestmark = pytest.mark.e2e
 
-
-def now() -> datetime:
-    return datetime.now(UTC)
 
 
 async def test_a_run_that_sent_nothing_is_tried_again_once_live() -> None:
     policies = parse_text('[[policy]]\nwhen = "interrupt-not-landed"\nafter = "1s"\n'
                           'do = "force-stop"\n', "p")
     async with running_backend() as backend:
-        thread = await launch(backend, "Hang")
-        await wait_until(lambda: active_run(backend, thread), timeout=10)
+        thread = await hanging_thread(backend)
         said = []
         engine = Engine(policies, clock=now, emit=said.append, timeout=10)
         start = now()
@@ -39,8 +36,7 @@ async def test_a_run_that_sent_nothing_is_tried_again_once_live() -> None:
         stuck = Finding(STUCK, thread, "interrupt-not-landed", "stop not landed", {},
                         start + timedelta(seconds=1))
         async with port_on(backend) as lost:
-            await lost.wait_until(lambda: (r := lost.supervisor.row(thread, now()))
-                                  and r.active_run_id, 10)
+            await seen_running(lost, thread)
             row = lost.supervisor.row(thread, now())
             engine.rows_changed({thread: replace(row, findings=(stuck,))})
             engine.tick(lost, start + timedelta(seconds=2), live=True, synchronized=True)
@@ -55,8 +51,7 @@ async def test_a_run_that_sent_nothing_is_tried_again_once_live() -> None:
         assert "nothing sent" in unsent.steps[0].text
         assert active_run(backend, thread) is not None  # indeed nothing happened
         async with port_on(backend) as port:
-            await port.wait_until(lambda: (r := port.supervisor.row(thread, now()))
-                                  and r.active_run_id, 10)
+            await seen_running(port, thread)
             [again] = engine.tick(port, start + timedelta(seconds=6), live=True,
                                   synchronized=True)
             assert again.verdict == "act" and again.key == first.key

@@ -5,7 +5,7 @@ with nothing below it is, confirmed from the stream."""
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
@@ -15,14 +15,12 @@ from t3tui.policy import Decision, parse_text
 from t3tui.policy.engine import Engine
 from tests.actions.conftest import port_on
 from tests.headless.test_commands_e2e import active_run, launch
+from tests.policy.hanging import hanging_thread, now
 from tests.proof.helpers import PARENT
 
 pytestmark = pytest.mark.e2e
 POLICY = '[[policy]]\nwhen = "no-progress"\nafter = "1s"\ndo = "settle"\n'
 
-
-def now() -> datetime:
-    return datetime.now(UTC)
 
 
 async def settle_by_policy(port, thread: str, policy: str = POLICY,  # type: ignore[no-untyped-def]
@@ -68,10 +66,7 @@ async def test_a_thread_with_nothing_below_it_is_settled_and_confirmed() -> None
 
 async def test_a_dry_run_check_in_is_planned_not_sent() -> None:
     async with running_backend() as backend, port_on(backend) as port:
-        thread = await launch(backend, "Hang")
-        await wait_until(lambda: active_run(backend, thread), timeout=15)
-        await port.wait_until(lambda: (r := port.supervisor.row(thread, now()))
-                              and r.active_run_id, 15)
+        thread = await hanging_thread(backend, port)
         policy = '[[policy]]\nwhen = "no-progress"\nafter = "1s"\ndo = ["checkin", "interrupt"]\n'
         done = await settle_by_policy(port, thread, policy, dry_run=True)
         assert [(s.action, s.outcome) for s in done.steps] == [("checkin", "dry-run"),

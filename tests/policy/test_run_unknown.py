@@ -4,32 +4,26 @@ such, and not tried again: over a real session to the reference backend, stopped
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 
-from t3tui.backend.testing import running_backend, wait_until
+from t3tui.backend.testing import running_backend
 from t3tui.model.findings import STUCK, Finding
 from t3tui.policy import parse_text
 from t3tui.policy.engine import Engine
 from tests.actions.conftest import port_on
-from tests.headless.test_commands_e2e import active_run, launch
+from tests.policy.hanging import hanging_thread, now
 
 pytestmark = pytest.mark.e2e
 
-
-def now() -> datetime:
-    return datetime.now(UTC)
 
 
 async def test_an_unknown_outcome_is_journaled_and_not_retried() -> None:
     policies = parse_text('[[policy]]\nwhen = "no-progress"\nafter = "1s"\ndo = "interrupt"\n',
                           "p")
     async with running_backend() as backend, port_on(backend) as port:
-        thread = await launch(backend, "Hang")
-        await wait_until(lambda: active_run(backend, thread), timeout=10)
-        await port.wait_until(lambda: (r := port.supervisor.row(thread, now()))
-                              and r.active_run_id, 10)
+        thread = await hanging_thread(backend, port)
         said = []
         engine = Engine(policies, clock=now, emit=said.append, timeout=2)
         start = now()

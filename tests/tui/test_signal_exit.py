@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import gzip
 import os
-import pty
 import signal
-import subprocess
-import sys
-import threading
 from pathlib import Path
 
 import pytest
 
 from t3tui.backend.testing import descendant_pids, pid_alive, poll_until
+from tests.tui.pty_run import start_in_pty
 
 pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 
@@ -25,26 +22,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.timeout(120)]
 def test_the_app_ended_by_a_signal_exits_128_plus_n_after_cleaning_up(
         signum: int, isolated_config: Path, tmp_path: Path) -> None:
     record = tmp_path / "session.t3rec.gz"
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(  # the embedded demo: its backend and its agents are the app's
-        [sys.executable, "-m", "t3tui", "--scenario", "demo", "--record", str(record)],
-        env={**os.environ, "TERM": "xterm-256color"}, stdin=slave, stdout=slave, stderr=slave,
-        start_new_session=True)
-    os.close(slave)
-    output = bytearray()
-
-    def pump() -> None:
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            output.extend(chunk)
-
-    reader = threading.Thread(target=pump, daemon=True)
-    reader.start()
+    app = start_in_pty(  # the embedded demo: its backend and its agents are the app's
+        ["--scenario", "demo", "--record", str(record)], {**os.environ, "TERM": "xterm-256color"})
+    proc, output = app.proc, app.output
     try:
         poll_until(lambda: b"\x1b[?1049h" in output and record.exists()
                    and record.stat().st_size > 0, timeout=60, what="the app on screen")
@@ -53,11 +33,7 @@ def test_the_app_ended_by_a_signal_exits_128_plus_n_after_cleaning_up(
         proc.send_signal(signum)
         code = proc.wait(timeout=30)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        reader.join(timeout=5)
-        os.close(master)
+        app.close()
     assert code == 128 + signum, (code, bytes(output[-300:]))
     poll_until(lambda: not any(pid_alive(p) for p in started), timeout=15,
                what="the demo backend and its agents stopped")

@@ -5,11 +5,9 @@ ends the app with exit 2 and one line; `q` with an interrupt in flight warns fir
 from __future__ import annotations
 
 import os
-import pty
 import re
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from textual.widgets import Static
 from t3tui.backend.testing import BackendProcess, running_backend
 from t3tui.tui.screenshots import settled, showcase_app
 from t3tui.tui.view.helptext import help_text
+from tests.tui.pty_run import start_in_pty
 from tests.tui.test_live import choose, live_app, row, select
 from tests.tui.waiting import until
 
@@ -52,33 +51,14 @@ def run_app(args: list[str], env: dict[str, str], *, tty: bool,
             proc.kill()
             out, err = proc.communicate()
             return None, out, err
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "t3tui", *args], env=full, stdin=slave,
-                            stdout=slave, stderr=slave, start_new_session=True)
-    os.close(slave)
-    output = bytearray()
-
-    def pump() -> None:
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            output.extend(chunk)
-
-    reader = threading.Thread(target=pump, daemon=True)
-    reader.start()
+    app = start_in_pty(args, full)
     try:
-        code = proc.wait(timeout=timeout)
+        code = app.proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
         code = None
-    reader.join(timeout=5)
-    os.close(master)
-    return code, bytes(output), b""
+    finally:
+        app.close()
+    return code, bytes(app.output), b""
 
 
 def test_without_a_terminal_the_app_refuses_in_one_line(isolated_config: Path) -> None:
