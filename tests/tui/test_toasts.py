@@ -138,3 +138,16 @@ async def test_textual_private_notification_hooks_are_still_the_ones_toasts_repl
                     what="the mixin's handler counting the story")
         await pilot.pause()
         assert len(app._notifications) == 1, [n.message for n in app._notifications]
+
+
+async def test_news_that_comes_as_the_app_ends_is_dropped_not_a_traceback() -> None:
+    """A notice still queued when the app ends (its screens gone) once raised IndexError out of
+    the toast stack (a whole-suite run: `main_screen` of an empty screen stack)."""
+    from textual.app import Notify
+    from textual.notifications import Notification
+
+    app = showcase_app()
+    async with app.run_test(size=WIDE, notifications=True) as pilot:
+        await settled(pilot)
+    assert not app.screen_stack  # the app has ended: what a late message meets
+    app._on_notify(Notify(Notification("Review B finished (done)", title="finished")))

@@ -62,6 +62,8 @@ class ToastsMixin:
 
     def _on_notify(self, event: Notify) -> None:
         event.prevent_default()  # Textual's own handler (App's) would add it again
+        if not self.screen_stack:  # type: ignore[attr-defined]
+            return  # news still queued as the app ends: no screen left to show it on
         new = event.notification
         live = list(self._notifications)
         # how many times each live toast's story was told (a redrawn toast has a new identity)
