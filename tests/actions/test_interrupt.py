@@ -85,8 +85,9 @@ async def test_stop_tree_stops_the_blocking_child_before_its_parent() -> None:
         await port.wait_until(
             lambda: (row := port.supervisor.row(parent, now())) and child in row.children
             and port.supervisor.row(child, now()).active_run_id, 15)
+        await port.wait_until(lambda: (v := port.supervisor.view(now())) and [
+            c.id for c in actions.blocking_children(v, v.row(parent))] == [child], 15)
         view = port.supervisor.view(now())
-        assert [c.id for c in actions.blocking_children(view, view.row(parent))] == [child]
         targets = actions.stop_targets(view, parent)
         assert [t.thread_id for t in targets] == [child, parent]
         steps: list[actions.StopStep] = []
