@@ -152,9 +152,12 @@ async def test_watch_prints_live_changes_only_and_stops_on_ctrl_c(backend) -> No
             await next_line()
     finally:
         proc.send_signal(signal.SIGINT)
-        code = await asyncio.wait_for(proc.wait(), 15)
-    err = (await proc.stderr.read()).decode()
-    assert code == 130 and "Traceback" not in err
+        # both pipes are read while it exits: a child blocked writing to a full pipe that
+        # nobody reads never exits (what `Process.wait` alone would wait for)
+        async with asyncio.timeout(15):
+            _, err_bytes = await proc.communicate()
+    code, err = proc.returncode, err_bytes.decode()
+    assert code == 130 and "Traceback" not in err, (code, err[-2000:])
     states = [(x["from"], x["to"]) for x in lines if x["kind"] == "state"]
     assert states[0][0] == "idle" and states[-1][0] == "running"
     assert "running" in {to for _, to in states}
