@@ -154,8 +154,14 @@ async def test_watch_prints_live_changes_only_and_stops_on_ctrl_c(backend) -> No
         proc.send_signal(signal.SIGINT)
         # both pipes are read while it exits: a child blocked writing to a full pipe that
         # nobody reads never exits (what `Process.wait` alone would wait for)
-        async with asyncio.timeout(15):
-            _, err_bytes = await proc.communicate()
+        try:
+            async with asyncio.timeout(15):
+                _, err_bytes = await proc.communicate()
+        except TimeoutError:  # say what it was doing: it has never hung alone, only in a suite
+            proc.kill()
+            out_bytes, err_bytes = await proc.communicate()
+            raise AssertionError(f"watch still ran 15 s after SIGINT; it wrote "
+                                 f"{out_bytes[-1500:]!r} / {err_bytes[-1500:]!r}") from None
     code, err = proc.returncode, err_bytes.decode()
     assert code == 130 and "Traceback" not in err, (code, err[-2000:])
     states = [(x["from"], x["to"]) for x in lines if x["kind"] == "state"]

@@ -151,3 +151,15 @@ async def test_news_that_comes_as_the_app_ends_is_dropped_not_a_traceback() -> N
         await settled(pilot)
     assert not app.screen_stack  # the app has ended: what a late message meets
     app._on_notify(Notify(Notification("Review B finished (done)", title="finished")))
+
+
+async def test_toasts_placed_as_the_app_ends_are_not_a_traceback() -> None:
+    """A selection moved as the app ended asked to place the toasts over no screen
+    (ScreenStackError in a whole-suite run of the hostile-server test)."""
+    app = showcase_app()
+    async with app.run_test(size=WIDE, notifications=True) as pilot:
+        await settled(pilot)
+        app.notify("Review B finished (done)", title="finished", markup=False)
+        await until(lambda: len(app._notifications), what="the toast held")
+    assert not app.screen_stack and len(app._notifications)
+    app.place_toasts()

@@ -116,6 +116,8 @@ class ToastsMixin:
 
     def place_toasts(self) -> None:
         """Top right while the bottom would cover the tree's selected row, else bottom."""
+        if not self.screen_stack:  # type: ignore[attr-defined]
+            return  # the app is ending (a selection moved as it went): no screen left
         if not len(self._notifications) or self.screen is not self.main_screen:  # type: ignore[attr-defined]
             return  # none, or a dialog or a transcript: no tree under the toasts
         try:
