@@ -126,10 +126,17 @@ async def test_watch_prints_live_changes_only_and_stops_on_ctrl_c(backend) -> No
     thread = await launch(backend, "Reply READY", title="Watched")
     await wait_until(lambda: backend.engine.shell_row(thread).status == "completed", timeout=10)
     env = dict(os.environ, T3TUI_URL=backend.url, T3TUI_TOKEN=backend.token)
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "t3tui", "watch", "--ndjson",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
-    )
+    # A child inherits an ignored SIGINT, and inside a whole-suite run the worker had it
+    # ignored (a hung watch's /proc status: SigIgn with SIGINT and SIGQUIT, system()'s
+    # signature): start watch with Ctrl-C's default, as a terminal would.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "t3tui", "watch", "--ndjson",
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+        )
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert proc.stdout is not None and proc.stderr is not None
     lines: list[dict[str, Any]] = []
 
