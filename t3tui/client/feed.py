@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from t3tui.client.connection import Connection, StreamHandle
 from t3tui.client.errors import ConnectionLost, RpcFailure
-from t3tui.client.items import envelope, is_duplicate, is_marker
+from t3tui.client.items import envelope, is_duplicate, is_marker, readable
 from t3tui.protocol import ProtocolError
 from t3tui.protocol.methods import SUBSCRIBE_SHELL, SUBSCRIBE_THREAD
 
@@ -264,9 +264,8 @@ def _decode(raw: Any, stream: str | None) -> dict[str, Any] | None:
     object and refuses what it cannot apply; typed items are decoded by whoever wants them.
     Inside a shell snapshot the model keeps every row it can read (one bad row costs only
     itself: a row without a string id is left out)."""
-    if raw.__class__ is dict and raw.get("kind").__class__ is str and (
-            (seq := raw.get("sequence")) is None or seq.__class__ is int):
-        return raw  # the common case, what `envelope` accepts, without naming the stream
+    if readable(raw):
+        return raw  # the common case, without naming the stream
     where = _where(stream)
     try:
         return envelope(raw, f"{where} stream item")

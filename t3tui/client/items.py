@@ -22,9 +22,18 @@ def _kind(item: Any) -> Any:
     return item.get("kind") if isinstance(item, dict) else getattr(item, "kind", None)
 
 
+def readable(raw: Any) -> bool:
+    """The envelope `envelope` accepts, checked without building any message: an object with
+    a string `kind` and, when present, an integer `sequence` (the per-item fast path)."""
+    return raw.__class__ is dict and raw.get("kind").__class__ is str and (
+        (seq := raw.get("sequence")) is None or seq.__class__ is int)
+
+
 def envelope(raw: Any, what: str) -> dict[str, Any]:
     """The item itself when its envelope is readable: an object with a string `kind` and, when
     present, an integer `sequence`. Raises `ProtocolError` (the message a full decode gives)."""
+    if readable(raw):
+        return raw
     if not isinstance(raw, dict):
         raise ProtocolError(f"{what} must be a JSON object, got {type_name(raw)}")
     if not isinstance(raw.get("kind"), str):
