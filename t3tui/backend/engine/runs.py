@@ -221,6 +221,14 @@ class RunManager(TurnProgress):
             run_id=run_id, ordinal=self._item_ordinal(thread_id, item_id), status="completed",
             now=self.core.now(), completed=True, fields={"message": message}), run_id=run_id)
 
+    def turn_stopped(self, native_turn: str) -> None:
+        """A detach stopped this turn and its processes are gone: a turn whose run had already
+        ended (it ran on after its interrupt) is recorded as ended now. Its own notification
+        is not heard: the detach unloaded its native thread."""
+        lingering = self._lingering.get(native_turn)
+        if lingering is not None:
+            self._wind_down(lingering, "interrupted")
+
     def _wind_down(self, binding: TurnBinding, status: str) -> None:
         """A turn whose run was already ended by the orchestration has really stopped now:
         its provider turn and thread catch up (the healthy end of `end_run_on_interrupt`)."""

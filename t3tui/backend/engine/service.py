@@ -52,6 +52,7 @@ class Engine:
         self.commands = Commands(self.core, self.runs, self.sessions, self.delegation,
                                  self.delivery)
         self.runs.on_terminal = self.delivery.on_run_terminal
+        self.sessions.on_turn_stopped = self.runs.turn_stopped
         self._reacting = False
         self._started = False
         self._closed = False

@@ -7,6 +7,7 @@ only when the cache says it is not loaded; that cache is what seed 004's bug lea
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from t3tui.backend.engine import entities
@@ -25,6 +26,8 @@ class SessionManager:
         self._instance_of: dict[str, str] = {}
         # thread id -> native thread ref believed loaded (upstream loadedProviderThreadKeyByThread)
         self._loaded: dict[str, str] = {}
+        # told the native turn ref of each turn a detach stopped, once its processes are gone
+        self.on_turn_stopped: Callable[[str], None] | None = None
 
     def provider_for(self, instance: str) -> ScriptedProvider:
         return self.providers[instance]
@@ -74,7 +77,9 @@ class SessionManager:
         return matches[-1] if matches else None
 
     def detach(self, batch: Batch, thread_id: str, session_id: str, reason: str | None) -> None:
-        """Detach one session from a thread: event, unload its native threads, forget the cache.
+        """Detach one session from a thread: event, stop the turns the provider still runs for
+        the thread there (a runaway whose run already ended), unload its native threads,
+        forget the cache.
 
         With `settle-drops-child-subscription`, a settle also unloads the native threads of the
         thread's delegated children in that session but leaves their cache entries: seed 004.
@@ -88,6 +93,7 @@ class SessionManager:
         provider = self.providers.get(instance) if instance else None
         natives = [native_id_of(p["nativeThreadRef"]) for p in state.values("providerThreads")
                    if p.get("providerSessionId") == session_id]
+        own = [n for n in natives if n]
         if (provider is not None and reason == SETTLE_REASON
                 and SETTLE_DROPS_CHILD_SUBSCRIPTION in provider.config.faults):
             natives += self._children_natives(thread_id, session_id)
@@ -95,7 +101,15 @@ class SessionManager:
             del self._session_of[thread_id]
             self._loaded.pop(thread_id, None)
         if provider is not None:
-            batch.after(lambda: [provider.unload_thread(session_id, n) for n in natives if n])
+            def effect() -> None:
+                why = reason or "session detached"
+                for native in own:  # the children the fault unloads are not stopped: seed 004
+                    provider.stop_thread_turns(session_id, native, why, self.on_turn_stopped)
+                for native in natives:
+                    if native:
+                        provider.unload_thread(session_id, native)
+
+            batch.after(effect)
 
     def _children_natives(self, thread_id: str, session_id: str) -> list[str | None]:
         natives = []

@@ -25,7 +25,8 @@ FAULTS: dict[str, str] = {
     PROVIDER_RUNS_ON_AFTER_INTERRUPT: (
         "T3 #5587. run.interrupt ends the run `interrupted` at once, but the provider ignores the "
         "interrupt: its turn stays `running`, its provider thread `active`, and the turn's "
-        "processes keep running (and using CPU) until the turn ends on its own."
+        "processes keep running (and using CPU) until the turn ends on its own or its session is "
+        "detached (a forced stop, a settle), which stops them."
     ),
     COHORT_WAKE_CAP: (
         "T3 #12285 (older builds). A parent run's wake cohort delivers at most two wakes "

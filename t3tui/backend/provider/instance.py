@@ -52,6 +52,7 @@ class _Turn:
     native_thread: str
     context: TurnContext
     task: asyncio.Task[None] | None = None
+    stop_reason: str | None = None  # why the provider itself stopped it (a detach)
 
 
 class ScriptedProvider:
@@ -188,7 +189,8 @@ class ScriptedProvider:
         try:
             reply = await perform(ctx)
         except asyncio.CancelledError:
-            ctx.log("turn.interrupted")
+            ctx.log("turn.interrupted", **({"reason": turn.stop_reason} if turn.stop_reason
+                                            else {}))
             ctx.emit("interrupted", {})
             return
         except TurnFailed as exc:
@@ -242,6 +244,28 @@ class ScriptedProvider:
             return True
         turn.task.cancel()
         return True
+
+    def stop_thread_turns(self, session_id: str, native: str, reason: str,
+                          on_stopped: Callable[[str], None] | None = None) -> list[str]:
+        """Stop every live turn of `native` in `session_id` now, faults or not: its session is
+        being detached, and a turn nobody is attached to must not run on (and burn CPU) until
+        it ends by itself (#5587). Its processes get SIGTERM, then SIGKILL after the grace, the
+        whole group. `on_stopped(ref)` is called once a turn has ended and its processes are
+        gone. Returns the turns stopped."""
+        stopped = []
+        for turn in list(self._turns.values()):
+            task = turn.task
+            if turn.session_id != session_id or turn.native_thread != native \
+                    or task is None or task.done():
+                continue
+            turn.stop_reason = reason
+            turn.context.log("turn.stopping", reason=reason)
+            if on_stopped is not None:
+                task.add_done_callback(lambda _task, ref=turn.ref: on_stopped(ref))
+            if not task.cancelling():  # a second cancel would cut short its kill in progress
+                task.cancel()
+            stopped.append(turn.ref)
+        return stopped
 
     def steer(self, ref: str, text: str) -> bool:
         """Inject a message into a live turn; it is performed before the turn ends."""
