@@ -91,8 +91,9 @@ def register(subparsers: Any) -> None:
         type=Path,
         metavar="DIR",
         help=(
-            "directory of the event store; reuse it to keep every event across restarts "
-            "(default: a temporary directory deleted on exit)"
+            "directory of the event store; reuse it to keep every event across restarts, "
+            "where a scenario that ran there is not run again (default: a temporary "
+            "directory deleted on exit)"
         ),
     )
     parser.add_argument(

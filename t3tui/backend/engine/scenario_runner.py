@@ -1,12 +1,18 @@
 """Drive a scenario's steps through the engine's public commands.
 
-Step command ids are derived from the scenario name and step index, so running a scenario again
-on the same data dir is a no-op for the steps that were already applied.
+Step command ids are derived from the scenario name and step index (`scenario:<name>:<n>`), and
+every step leaves a receipt under its id once done (a command's own, or an empty one for a wait,
+a pause or an interrupt with nothing to stop). A scenario with any receipt on this data dir is
+not run again: a restarted server resumes from its stored state. Its steps would otherwise wait
+for runs the restart ended ("never reached running"), and one that a stop cut short cannot be
+finished either (its runs were interrupted by the restart), so it is left as it stopped, said
+once in the log.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -20,6 +26,7 @@ from t3tui.backend.provider import ScriptedProvider
 from t3tui.backend.scenarios import Scenario, ScenarioError
 
 DEFAULT_WAIT_MS = 60_000
+log = logging.getLogger(__name__)
 
 
 class ScenarioEngine(Protocol):
@@ -62,9 +69,28 @@ class ScenarioRunner:
         return thread_id
 
     async def run(self) -> None:
-        for index, step in enumerate(self.scenario.steps):
-            where = f"scenario {self.scenario.name}, step {index + 1}"
-            await self._step(step, f"scenario:{self.scenario.name}:{index + 1}", where)
+        name, steps = self.scenario.name, self.scenario.steps
+        ids = [f"scenario:{name}:{index + 1}" for index in range(len(steps))]
+        done = [self._done(command_id) for command_id in ids]
+        if any(done):
+            if all(done):
+                log.info("scenario %s already ran on this data dir; resuming from the stored "
+                         "state", name)
+            else:
+                log.warning(
+                    "scenario %s was stopped at step %d of %d (the server stopped); resuming "
+                    "from the stored state without its remaining steps: the restart "
+                    "interrupted the runs they would wait for", name, done.index(False) + 1,
+                    len(steps))
+            return
+        for index, step in enumerate(steps):
+            await self._step(step, ids[index], f"scenario {name}, step {index + 1}")
+            if not self._done(ids[index]):
+                with self.engine.core.batch(ids[index]):
+                    pass  # an empty receipt: this step is done
+
+    def _done(self, command_id: str) -> bool:
+        return self.engine.core.store.receipt(command_id) is not None
 
     async def _step(self, step: dict[str, Any], command_id: str, where: str) -> None:
         engine = self.engine
