@@ -17,6 +17,7 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from t3tui.client.errors import ConnectionLost, RpcFailure
+from t3tui.client.waiting import paused_for
 from t3tui.protocol import ProtocolError
 from t3tui.protocol.base import parse_json, utf8_frame
 from t3tui.protocol.rpc import (
@@ -239,8 +240,14 @@ class Connection:
                 handle.done.set_result(None)
 
     async def _ping_loop(self) -> None:
+        loop = asyncio.get_running_loop()
         while not self.closed.done():
+            before = loop.time()
             await asyncio.sleep(self._ping_interval)
+            if paused_for(self._ping_interval, loop.time() - before):
+                # this process was paused (a suspend): the Pong may be unread in the socket,
+                # so the Ping in flight gets another round before the socket is judged dead
+                continue
             if self._awaiting_pong:
                 self.abort(f"no Pong within {self._ping_interval:g}s: socket declared dead")
                 return

@@ -40,7 +40,7 @@ from t3tui.client.state import (
     Stale,
     Syncing,
 )
-from t3tui.client.waiting import wait_for_update
+from t3tui.client.waiting import paused_for, wait_for_update
 from t3tui.model.interest import WATCH_CAP_ENV
 from t3tui.protocol.methods import DISPATCH_COMMAND, SERVER_GET_CONFIG
 
@@ -324,7 +324,8 @@ class Session:
     async def _sync_deadline(self, conn: Connection, feed: Feed) -> None:
         """Drop a connection whose streams stop making progress before `synchronized`: a
         server that replays history keeps sending chunks; one that sends nothing for
-        `sync_timeout` seconds while a stream is not synchronized is stuck."""
+        `sync_timeout` seconds while a stream is not synchronized is stuck. Seconds this
+        process was paused (`paused_for`) are not the server's: they are not counted."""
         loop = asyncio.get_running_loop()
         while conn.is_open:
             if feed.complete():
@@ -333,7 +334,9 @@ class Session:
             if idle >= self._sync_timeout:
                 conn.abort(f"no `synchronized` from the server within {self._sync_timeout:g}s")
                 return
-            await asyncio.sleep(min(1.0, self._sync_timeout - idle))
+            wait, before = min(1.0, self._sync_timeout - idle), loop.time()
+            await asyncio.sleep(wait)
+            self._progress_at += paused_for(wait, loop.time() - before)
 
     def _wanted(self) -> AbstractSet[str]:
         # asked twice per batch: no copy of the model's (frozen) answer unless one is needed

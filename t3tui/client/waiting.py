@@ -8,15 +8,29 @@ Never `asyncio.wait_for(event.wait(), t)` in a loop that runs until cancelled: o
 it returns normally when its caller is cancelled in the same turn of the loop as the event is
 set, losing the cancellation (CPython gh-86296, fixed in 3.12), and the loop then never ends
 (`t3tui watch --duration` once ran on for ever that way). `set_within` keeps it.
+
+A deadline that judges the server (no `synchronized`, no Pong) counts only the time this
+process ran: while it is stopped (SIGSTOP, a laptop's suspend) the monotonic clock moves on
+but nothing can be read, and on resume what the server sent meanwhile is still unread. A
+loop that looks every second or so and sees a gap over `PAUSE_S` was paused (`paused_for`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 T = TypeVar("T")
+
+PAUSE_S: Final = 5.0  # a loop that looks every second: five without a look is a pause
+
+
+def paused_for(expected: float, elapsed: float) -> float:
+    """Of `elapsed` seconds between two looks meant to be `expected` apart, how long the
+    process was paused: all of it past the expected wait when that overshoot is a pause."""
+    over = elapsed - expected
+    return over if over > PAUSE_S else 0.0
 
 
 async def set_within(event: asyncio.Event, timeout: float) -> bool:
