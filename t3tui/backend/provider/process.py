@@ -3,20 +3,23 @@
 A command runs under `sh -c` in a new session, so killing its process group takes down the whole
 tree (pipelines, background jobs) on interrupt or shutdown.
 
-An agent dies with its backend, even one killed with `kill -9` (no shutdown runs then): on
-Linux the shell leading the group asks the kernel for SIGHUP when the backend goes
-(`prctl(PR_SET_PDEATHSIG)` before exec), and its trap kills the whole group. Elsewhere the
-ledger (`ledger.py`) ends such groups at the next start.
+An agent dies with its backend, even one killed with `kill -9` (no shutdown runs then): each
+group's shell is handed, as its standard input, the read end of a pipe whose write end only
+this backend holds (the lifeline). A watchdog in the group blocks reading it; when the backend
+dies the kernel closes the write end, the read sees end of file, and the watchdog kills its
+whole group. Nothing runs between fork and exec (a `preexec_fn` may deadlock in a parent with
+threads, and the store's writer is one), the pipe exists before the child does (no window in
+which a backend's death goes unnoticed), it does not depend on which thread forked (as
+`PR_SET_PDEATHSIG` does) and it works on any POSIX system. The ledger (`ledger.py`) stays the
+fallback: it ends, at the next start, groups whose watchdog is gone.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import os
 import signal
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -24,40 +27,30 @@ from t3tui.backend.provider.ledger import AgentLedger
 
 KILL_GRACE_SECONDS = 2.0
 READ_CHUNK = 4096
-PR_SET_PDEATHSIG = 1
 DIE_WITH_BACKEND = True  # off only in a test of the ledger, the fallback
 
-
-def _libc_prctl() -> Callable[..., int] | None:
-    """libc's `prctl`, looked up once here (the forked child only calls it); None off Linux."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
-    except (OSError, AttributeError):
-        return None
+# (read end, write end, the pid that made them): a forked copy of this process makes its own
+_lifeline: tuple[int, int, int] | None = None
 
 
-PRCTL = _libc_prctl()
+def backend_lifeline() -> int:
+    """The read end of this backend's lifeline (both ends are close-on-exec: no child gets
+    the write end, and only an agent's shell gets the read end, as its stdin)."""
+    global _lifeline
+    if _lifeline is None or _lifeline[2] != os.getpid():
+        read_end, write_end = os.pipe()
+        _lifeline = (read_end, write_end, os.getpid())
+    return _lifeline[0]
 
 
-def _hangup_when_gone(backend: int) -> Callable[[], None]:
-    """For the child, between fork and exec: SIGHUP when the backend dies. A backend already
-    gone (between fork and this call) is not noticed by the kernel: end the child now."""
-
-    def tie() -> None:
-        assert PRCTL is not None
-        PRCTL(PR_SET_PDEATHSIG, signal.SIGHUP, 0, 0, 0)
-        if os.getppid() != backend:
-            os._exit(129)
-
-    return tie
-
-
-def group_dies_with_leader(command: str) -> str:
-    """`command` under a shell that kills its whole process group on SIGHUP (the kernel's
-    parent-death signal reaches only the leader; its children would live on)."""
-    return f"trap 'kill -KILL 0' HUP\n{{\n{command}\n}} &\nwait $!\n"
+def group_dies_with_backend(command: str) -> str:
+    """`command` under a shell whose watchdog kills the whole process group when the lifeline
+    on its stdin reaches end of file. The watchdog reads a copy (fd 3): a background job's
+    stdin is /dev/null in a shell without job control. The command gets neither."""
+    return ("exec 3<&0 </dev/null\n"
+            "{ read _ <&3; kill -KILL 0; } >/dev/null 2>&1 &\n"
+            "exec 3<&-\n"
+            f"{{\n{command}\n}} &\nwait $!\n")
 
 
 class ProcessRegistry:
@@ -113,22 +106,24 @@ async def run_command(
     registry: ProcessRegistry,
     env: Mapping[str, str] | None = None,
     on_start: Callable[[int], None] | None = None,
+    lifeline: int | None = None,
 ) -> int:
     """Run `command` with `sh -c`, streaming stdout+stderr to `on_output`; return its exit code.
+    Its group dies when `lifeline` (default: this backend's) reaches end of file.
 
     Cancellation (an interrupt) kills the process group before the cancellation propagates.
     """
     full_env = {**os.environ, **(env or {})}
-    tied = DIE_WITH_BACKEND and PRCTL is not None
+    if lifeline is None and DIE_WITH_BACKEND:
+        lifeline = backend_lifeline()
     proc = await asyncio.create_subprocess_shell(
-        group_dies_with_leader(command) if tied else command,
-        stdin=asyncio.subprocess.DEVNULL,
+        group_dies_with_backend(command) if lifeline is not None else command,
+        stdin=lifeline if lifeline is not None else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
         cwd=str(cwd),
         env=full_env,
         start_new_session=True,
-        preexec_fn=_hangup_when_gone(os.getpid()) if tied else None,
     )
     registry.add(proc)
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from t3tui.backend.provider.process import ProcessRegistry, run_command
@@ -47,3 +48,48 @@ async def test_kill_all_stops_every_live_group(tmp_path: Path) -> None:
     results = await asyncio.gather(*tasks, return_exceptions=True)
     assert all(isinstance(r, int) and r != 0 for r in results)
     assert not any(pid_alive(p) for p in started)
+
+
+async def test_agents_are_started_without_code_between_fork_and_exec(tmp_path: Path,
+                                                                     monkeypatch) -> None:
+    # The backend has threads (the store's writer): Python code run in a forked child before
+    # exec (`preexec_fn`) may deadlock there (subprocess docs). The tie to the backend's life
+    # must not need it.
+    real = asyncio.create_subprocess_shell
+    seen: list[dict] = []
+
+    async def spawn(*args, **kwargs):
+        seen.append(kwargs)
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(asyncio, "create_subprocess_shell", spawn)
+    chunks: list[str] = []
+    code = await run_command("echo tied", cwd=tmp_path, on_output=chunks.append,
+                             registry=ProcessRegistry())
+    assert code == 0 and "tied" in "".join(chunks)
+    assert [k.get("preexec_fn") for k in seen] == [None]
+
+
+async def test_an_agent_group_ends_when_its_backend_goes(tmp_path: Path) -> None:
+    # The backend's death, as its agents see it: the lifeline's write end closes (the kernel
+    # closes it when the backend dies, even of SIGKILL). Here a stand-in backend holds it.
+    chunks: list[str] = []
+    registry = ProcessRegistry()
+    command = "sleep 30 & echo bg=$!; echo fg=$$; wait"
+    read_end, write_end = os.pipe()
+    try:
+        task = asyncio.create_task(run_command(command, cwd=tmp_path, on_output=chunks.append,
+                                               registry=registry, lifeline=read_end))
+        await wait_until(lambda: "fg=" in "".join(chunks), timeout=5, what="pids printed")
+        pids = [int(part.split("=")[1]) for part in "".join(chunks).split() if "=" in part]
+        assert len(pids) == 2 and all(pid_alive(p) for p in pids)
+        os.close(write_end)
+        write_end = -1
+        await wait_until(lambda: not any(pid_alive(p) for p in pids), timeout=5,
+                         what="the group ends with its backend's lifeline")
+        assert await asyncio.wait_for(task, 5) != 0
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)
+        await registry.kill_all(grace=1.0)

@@ -1,6 +1,7 @@
-"""An agent dies with its backend: on Linux, `kill -9` of the server ends its agents' whole
-process groups within moments. Where that is unavailable, the next start on the same data dir
-ends exactly those process groups (T3 treats a previous server's provider processes as gone).
+"""An agent dies with its backend: `kill -9` of the server ends its agents' whole process
+groups within moments (their watchdogs see the backend's lifeline close). Where a group's
+watchdog is gone, the next start on the same data dir ends exactly those process groups (T3
+treats a previous server's provider processes as gone).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ async def test_kill_9_of_the_backend_ends_its_agents_and_their_children(tmp_path
                 os.kill(pid, signal.SIGKILL)
 
 
-# `t3tui serve` with agents that do not die with it (as where the OS offers no way)
+# `t3tui serve` with agents that do not die with it (as when a group's watchdog was killed)
 UNTIED = ("import sys, t3tui.backend.provider.process as p; p.DIE_WITH_BACKEND = False; "
           "from t3tui.cli import main; sys.exit(main(sys.argv[1:]))")
 
