@@ -3,7 +3,11 @@
 Each patch gives exactly what `own_facts` would give after that event (the supervisor applies
 it when the event says what it moved: `projection.apply_event`'s answer, a shell row that
 changed only in the keys `shell_facts` reads); tests/model/test_patched_rows.py compares them
-with a rebuild after every item of every fixture.
+with a rebuild after every item of every fixture. A patch computes its fields from the
+thread's data as it is when applied, with `own_facts`'s own formulas for them, so the index
+applies the patches of many events once, when the facts are read (`TreeIndex.refresh`). The
+event patches are queued only for a thread with a projection, `shell_facts` only for one with
+a shell row; the index drops what is queued when either goes (`TreeIndex.touch`).
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from t3tui.model.facts import OwnFacts, mentions_of, preview, runs_of, task_facts
-from t3tui.model.projection import Projection
+from t3tui.model.index import Record
 from t3tui.model.turnfacts import turn_side
 from t3tui.model.wire import string, ts
 
@@ -24,22 +28,23 @@ def replaced(old: OwnFacts, **changes: Any) -> OwnFacts:
     return new
 
 
-def progress_facts(old: OwnFacts, proj: Projection) -> OwnFacts:
+def progress_facts(old: OwnFacts, rec: Record) -> OwnFacts:
     """The facts after an event that moved only the projection's progress time (a turn item
     that is neither a delegate call nor an interrupt, a plan): what `own_facts` would give."""
-    return replaced(old, agent_progress_at=proj.last_progress_at)
+    return replaced(old, agent_progress_at=rec.proj.last_progress_at)
 
 
-def subagent_facts(old: OwnFacts, proj: Projection) -> OwnFacts:
+def subagent_facts(old: OwnFacts, rec: Record) -> OwnFacts:
     """The facts after a `subagent.updated` (a task row and its wake history): the tasks."""
-    tasks = task_facts(old.id, proj)
+    tasks = task_facts(old.id, rec.proj)
     return replaced(old, tasks=tasks, task_index={t.task_id: t for t in tasks})
 
 
-def message_facts(old: OwnFacts, shell: dict[str, Any] | None, proj: Projection) -> OwnFacts:
+def message_facts(old: OwnFacts, rec: Record) -> OwnFacts:
     """The facts after a `message.updated`: progress, preview, mentions and claims."""
+    proj = rec.proj
     return replaced(old, agent_progress_at=proj.last_progress_at,
-                    latest_message=preview(shell or {}, proj), mentions=mentions_of(proj),
+                    latest_message=preview(rec.shell or {}, proj), mentions=mentions_of(proj),
                     claims=tuple(proj.claims.values()))
 
 
@@ -53,21 +58,23 @@ SHELL_READ = frozenset({
     "pendingBackgroundTasks", "pendingRuntimeRequest", "providerInstanceId", "settledAt",
     "settledOverride", "status", "title", "updatedAt"})
 _SHELL_PATCHED = frozenset({"updatedAt", "latestVisibleMessage", "title"})
-_SHELL_KEPT = SHELL_READ - _SHELL_PATCHED
+_SHELL_KEPT = tuple(sorted(SHELL_READ - _SHELL_PATCHED))
 
 
 def shell_patchable(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
     """Both rows exist and differ at most in the keys `shell_facts` patches."""
     if not old or not new:
         return False  # the facts read the projection's thread instead of an empty row
-    return all(old.get(key) == new.get(key) for key in _SHELL_KEPT)
+    # (the two lists are built by `map` in C: a generator here was a third of a shell item)
+    return list(map(old.get, _SHELL_KEPT)) == list(map(new.get, _SHELL_KEPT))
 
 
-def shell_facts(old: OwnFacts, shell: dict[str, Any], proj: Projection | None) -> OwnFacts:
+def shell_facts(old: OwnFacts, rec: Record) -> OwnFacts:
     """The facts after a `shell_patchable` update: title, shell update time, preview."""
+    shell = rec.shell
     return replaced(old, title=string(shell.get("title")) or old.id,
                     shell_updated_at=ts(shell.get("updatedAt")),
-                    latest_message=preview(shell, proj))
+                    latest_message=preview(shell, rec.proj))
 
 
 def changed_fields(old: OwnFacts, new: OwnFacts) -> list[str]:
@@ -76,9 +83,9 @@ def changed_fields(old: OwnFacts, new: OwnFacts) -> list[str]:
     return [name for name, value in old.__dict__.items() if now[name] != value]
 
 
-def turn_facts(old: OwnFacts, shell: dict[str, Any] | None, proj: Projection) -> OwnFacts:
+def turn_facts(old: OwnFacts, rec: Record) -> OwnFacts:
     """The facts after a `provider-turn.updated` (what `turn_side` reads)."""
-    sh = shell or {}
+    sh, proj = rec.shell or {}, rec.proj
     run, latest_run, activity, _, _ = runs_of(sh, proj)
     return replaced(old, **turn_side(sh or proj.app_thread or {}, proj, run, latest_run,
                                       activity))

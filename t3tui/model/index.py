@@ -31,6 +31,10 @@ class Record:
     detach_sids: frozenset[str] = frozenset()
 
 
+# Facts after an event from the facts before it, reading the thread's data (`factpatch`).
+Patch = Callable[[OwnFacts, Record], OwnFacts]
+
+
 @dataclass
 class TreeIndex:
     """Records plus: children by parent, task rows by id/child/clientRequestId, threads by
@@ -52,6 +56,10 @@ class TreeIndex:
     # threads whose stream's synchronization changed (shell or own): only whether their row
     # carries the `stale` overlay may differ; a kept row is relabelled, not re-derived
     restale: set[str] = field(default_factory=set)
+    # threads whose facts are behind their data by events that each moved only some fields:
+    # the facts before those events, and the patches (`factpatch`) that bring them up to date,
+    # applied once when the facts are read (a burst moves a thread many times a frame)
+    behind: dict[str, tuple[OwnFacts, dict[Patch, None]]] = field(default_factory=dict)
     # for the interest query: bumped when parent links or task rows change; ids whose own
     # facts changed since it last looked (it re-checks only those)
     shape: int = 0
@@ -64,11 +72,19 @@ class TreeIndex:
         return rec
 
     def own(self, thread_id: str) -> OwnFacts:
-        """Cached facts of one thread (rebuilt only after it changed)."""
+        """Cached facts of one thread (rebuilt, or patched, only after it changed)."""
         cached = self.facts.get(thread_id)
         if cached is None:
             rec = self.records.get(thread_id) or Record(thread_id)
-            cached = self.facts[thread_id] = own_facts(thread_id, rec.shell, rec.location, rec.proj)
+            lag = self.behind.pop(thread_id, None)
+            if lag is None:
+                cached = own_facts(thread_id, rec.shell, rec.location, rec.proj)
+            else:
+                # each patch reads the thread's data as it is now: what `own_facts` gives
+                cached = lag[0]
+                for patch in lag[1]:
+                    cached = patch(cached, rec)
+            self.facts[thread_id] = cached
         return cached
 
     # -- dirty tracking --
@@ -92,29 +108,43 @@ class TreeIndex:
         row's summary changes (`Supervisor._settle`)."""
         if own:
             self.facts.pop(thread_id, None)
+            self.behind.pop(thread_id, None)
         self.refacted.add(thread_id)
         self.dirty.add(thread_id)
         if with_children:
             self.dirty.update(self.children.get(thread_id, ()))
 
     def refresh(self, thread_id: str, with_children: bool = False,
-                patch: Callable[[OwnFacts], OwnFacts] | None = None) -> None:
+                patch: Patch | None = None) -> None:
         """The thread's own data changed (an event on its stream, its shell row). Its facts
-        are rebuilt (or `patch`ed from the old ones, when the event says exactly which fields
-        it moved); if nothing else marked it, the old facts are kept so that the row can be
-        patched when whether it is shown did not change (`assemble.SHAPE_FACTS`)."""
-        old = self.facts.pop(thread_id, None)
+        are rebuilt when next read, or `patch`ed from the old ones when the event says exactly
+        which fields it moved (patches pile up until then, each applied once); if nothing else
+        marked it, the old facts are kept so that the row can be patched when whether it is
+        shown did not change (`assemble.SHAPE_FACTS`)."""
         self.refacted.add(thread_id)
         if with_children:
             self.dirty.update(self.children.get(thread_id, ()))
         if thread_id in self.dirty:
+            self.facts.pop(thread_id, None)
+            self.behind.pop(thread_id, None)
             return
-        if old is None and thread_id not in self.before:
-            self.dirty.add(thread_id)  # no facts to compare with: derive the row afresh
-            return
-        self.before.setdefault(thread_id, old)  # type: ignore[arg-type]
-        if patch is not None and old is not None:
-            self.facts[thread_id] = patch(old)
+        old = self.facts.pop(thread_id, None)
+        lag = self.behind.get(thread_id)
+        if thread_id not in self.before:
+            if old is None and lag is not None:  # behind since before the last derivation
+                old = self.own(thread_id)
+                del self.facts[thread_id]
+                lag = None
+            if old is None:
+                self.dirty.add(thread_id)  # no facts to compare with: derive the row afresh
+                return
+            self.before[thread_id] = old
+        if patch is None:
+            self.behind.pop(thread_id, None)  # rebuilt when read
+        elif lag is not None:
+            lag[1][patch] = None
+        elif old is not None:
+            self.behind[thread_id] = (old, {patch: None})
 
     def touch_sharers(self, rec: Record) -> None:
         for sid in rec.sessions:
@@ -246,6 +276,7 @@ class TreeIndex:
             return  # still the parent link of visible children (they show as orphans)
         self._unlink_from_parent(thread_id, rec.parent)
         self.facts.pop(thread_id, None)
+        self.behind.pop(thread_id, None)
         self.refacted.add(thread_id)
         self.shape += 1
         del self.records[thread_id]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime
-from functools import partial
 from typing import Any
 
 from t3tui.model.assemble import Assembler
@@ -27,6 +26,11 @@ from t3tui.model.retention import retain
 from t3tui.model.rowcache import RowCache
 from t3tui.model.rows import Watching
 from t3tui.model.wire import ModelInputError, as_wire, keyed, obj, objs, sequence_of, string
+
+# What an event moved (`projection.apply_event`'s answer) -> the patch of the facts it needs
+# (no patch: the facts are rebuilt when read)
+_PATCHES = {"progress": progress_facts, "message": message_facts, "subagent": subagent_facts,
+            "turn": turn_facts}
 
 
 class Supervisor(Derivation):
@@ -109,9 +113,7 @@ class Supervisor(Derivation):
     def _set_shell(self, thread_id: str, row: dict[str, Any], location: str) -> None:
         rec = self._ix.record(thread_id)
         before = rec.shell
-        patch = None
-        if rec.location == location and shell_patchable(before, row):
-            patch = partial(shell_facts, shell=row, proj=rec.proj)
+        patch = shell_facts if rec.location == location and shell_patchable(before, row) else None
         rec.shell, rec.location = row, location
         self._ix.relink(thread_id)
         self._ix.refresh(thread_id, with_children=True, patch=patch)
@@ -190,16 +192,7 @@ class Supervisor(Derivation):
             # a delegate_task call or a published result: read by its children's task rows
             ix.touch_task_children(rec)
         # a task row reaches its child through index_task (it touches that child only)
-        patch = None
-        if touched == "progress":
-            patch = partial(progress_facts, proj=rec.proj)
-        elif touched == "message":
-            patch = partial(message_facts, shell=rec.shell, proj=rec.proj)
-        elif touched == "subagent":
-            patch = partial(subagent_facts, proj=rec.proj)
-        elif touched == "turn":
-            patch = partial(turn_facts, shell=rec.shell, proj=rec.proj)
-        ix.refresh(rec.id, with_children=touched in ("run", "thread"), patch=patch)
+        ix.refresh(rec.id, with_children=touched in ("run", "thread"), patch=_PATCHES.get(touched))
 
     def _reindex(self, rec: Record) -> None:
         self._ix.relink(rec.id)

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from benchmarks.scaling import loaded
 from benchmarks.world import WorldSpec, build_world
-from t3tui.model import DetectorConfig, Supervisor
+from t3tui.model import DetectorConfig, Supervisor, factpatch
 from t3tui.model.factpatch import changed_fields
 from t3tui.model.facts import own_facts
 from t3tui.model.wire import ModelInputError
@@ -106,3 +106,38 @@ def test_the_benchmark_world_patches_facts_and_rows() -> None:
         for thread_id in sup.take_dirty():
             assert sup.row(thread_id, world.end) == ref.row(thread_id, world.end), f"#{i}"
         _facts_match_a_rebuild(sup, f"burst #{i}")
+
+
+@pytest.mark.parametrize("every", [2, 3, 7])
+@pytest.mark.parametrize("name", FIXTURES)
+def test_facts_patched_from_many_events_at_once_equal_facts_rebuilt(name: str, every: int) -> None:
+    """Patches pile up between reads (a burst moves a thread many times a frame) and are applied
+    once, each reading the thread's data as it is then: still what `own_facts` gives."""
+    sup = Supervisor()
+    for i, frame in enumerate(_frames(name)):
+        feed(sup, [frame])
+        if i % every:
+            continue
+        for thread_id in list(sup._ix.records):
+            sup._ix.own(thread_id)
+        _facts_match_a_rebuild(sup, f"{name} #{i} (read every {every})")
+
+
+def test_the_benchmark_world_patches_facts_once_per_read() -> None:
+    """A parent's task rows change many times between two frames: its facts are patched once,
+    when the frame reads them, not once per `subagent.updated` (each rebuilt every task's
+    facts); and they equal facts rebuilt."""
+    world = build_world(WorldSpec(threads=120, events=1500))
+    sup = loaded(world)
+    parent = world.parents[0]
+    events = [item for stream, item in world.burst if stream == parent]
+    assert len(events) >= 5, "the world gives the parent a few task row updates"
+    calls = []
+    real = factpatch.task_facts
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(factpatch, "task_facts", lambda *a: calls.append(a) or real(*a))
+        for item in events:
+            sup.apply_thread(parent, item)
+        sup.changed_rows(world.end)
+    assert len(calls) == 1, f"{len(events)} events patched the facts {len(calls)} times"
+    _facts_match_a_rebuild(sup, "after the burst")
