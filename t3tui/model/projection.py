@@ -315,50 +315,51 @@ def check_event(event: dict[str, Any]) -> None:
 
 
 def apply_event(proj: Projection, event: dict[str, Any]) -> str:
-    """Apply one domain event; returns what it touched ("thread", "subagent", "session", ...;
-    "progress": only the progress time, "message": a message and what its text says)."""
-    check_event(event)
-    etype = str(event["type"])
+    """Apply one domain event that passed `check_event` (the supervisor checks it before it
+    changes anything); returns what it touched ("thread", "subagent", "session", ...;
+    "progress": only the progress time, "message": a message and what its text says).
+    The most frequent types are tested first; the event's time is read only where kept."""
+    etype: str = event["type"]
     payload = obj(event.get("payload"))
-    at = ts(event.get("occurredAt"))
-    if etype.startswith("thread."):
-        if payload:
-            proj.app_thread = payload
-        return "thread"
-    if etype in ("run.created", "run.updated"):
-        _upsert_run(proj, payload, at)
-        return "run"
-    if etype.startswith("run-attempt."):
-        proj.attempts[str(payload.get("id"))] = payload
-        return "run"
-    if etype == "subagent.updated":
-        upsert_subagent(proj, payload, at)
-        return "subagent"
-    if etype in ("provider-session.attached", "provider-session.updated"):
-        proj.provider_sessions[str(payload.get("id"))] = payload
-        if etype == "provider-session.attached":
-            proj.attached_at[str(payload.get("id"))] = at
-        return "session"
-    if etype == "provider-session.detached":
-        sid = string(payload.get("providerSessionId"))
-        if sid:
-            proj.detaches.append((sid, ts(payload.get("detachedAt")) or at, string(payload.get("reason"))))
-        return "detached"
-    if etype == "provider-thread.updated":
-        proj.provider_threads[str(payload.get("id"))] = payload
-        return "session"
+    if etype == "turn-item.updated":
+        return _apply_turn_item(proj, payload)
+    if etype == "message.updated":
+        _apply_message(proj, payload)
+        return "message"
     if etype == "provider-turn.updated":
         proj.turns[str(payload.get("id"))] = payload
         _note_progress(proj, "provider-turn", payload)
         return "turn"
+    if etype == "subagent.updated":
+        upsert_subagent(proj, payload, ts(event.get("occurredAt")))
+        return "subagent"
+    if etype in ("run.created", "run.updated"):
+        _upsert_run(proj, payload, ts(event.get("occurredAt")))
+        return "run"
+    if etype.startswith("thread."):
+        if payload:
+            proj.app_thread = payload
+        return "thread"
+    if etype.startswith("run-attempt."):
+        proj.attempts[str(payload.get("id"))] = payload
+        return "run"
+    if etype in ("provider-session.attached", "provider-session.updated"):
+        proj.provider_sessions[str(payload.get("id"))] = payload
+        if etype == "provider-session.attached":
+            proj.attached_at[str(payload.get("id"))] = ts(event.get("occurredAt"))
+        return "session"
+    if etype == "provider-session.detached":
+        sid = string(payload.get("providerSessionId"))
+        if sid:
+            at = ts(payload.get("detachedAt")) or ts(event.get("occurredAt"))
+            proj.detaches.append((sid, at, string(payload.get("reason"))))
+        return "detached"
+    if etype == "provider-thread.updated":
+        proj.provider_threads[str(payload.get("id"))] = payload
+        return "session"
     if etype == "runtime-request.updated":
         proj.runtime_requests[str(payload.get("id"))] = payload
         return "request"
-    if etype == "message.updated":
-        _apply_message(proj, payload)
-        return "message"
-    if etype == "turn-item.updated":
-        return _apply_turn_item(proj, payload)
     if etype == "plan.updated":
         _note_progress(proj, "plan", payload)
         return "progress"

@@ -137,6 +137,26 @@ class Supervisor(Derivation):
         """Apply one item of `thread_id`'s stream (snapshot, synchronized, event)."""
         w = as_wire(item, "thread item")
         kind = w.get("kind")
+        if kind == "event" and "sequence" in w:  # nearly every item: its path first
+            seq = sequence_of(w)
+            rec = self._ix.records.get(thread_id)
+            if rec is not None and rec.cursor is not None and seq <= rec.cursor:
+                return
+            event = w.get("event")
+            if not isinstance(event, dict):
+                raise ModelInputError("thread item 'event' has no `event` object")
+            check_event(event)
+            if rec is None:
+                rec = self._ix.record(thread_id)
+            if rec.proj is None:  # its snapshot was lost: the thread is subscribed from now on
+                rec.proj = Projection()
+                self._ix.touch(thread_id, own=True)
+            touched = apply_event(rec.proj, event)
+            if touched == "message" or touched == "run":
+                retain(rec.proj, self.config, self._pinned(thread_id))
+            self._after_event(rec, touched, event.get("payload"))
+            rec.cursor = seq
+            return
         if kind == "synchronized":
             rec = self._ix.record(thread_id)
             if not rec.synced:
@@ -156,34 +176,21 @@ class Supervisor(Derivation):
             return
         if "sequence" not in w:
             return
-        seq = sequence_of(w)
+        seq = sequence_of(w)  # another kind with a cursor position: it only moves the cursor
         rec = self._ix.records.get(thread_id)
         if rec is not None and rec.cursor is not None and seq <= rec.cursor:
             return
-        if kind == "event":
-            event = w.get("event")
-            if not isinstance(event, dict):
-                raise ModelInputError("thread item 'event' has no `event` object")
-            check_event(event)
-            rec = self._ix.record(thread_id)
-            if rec.proj is None:  # its snapshot was lost: the thread is subscribed from now on
-                rec.proj = Projection()
-                self._ix.touch(thread_id, own=True)
-            touched = apply_event(rec.proj, event)
-            if touched in ("message", "run"):
-                retain(rec.proj, self.config, self._pinned(thread_id))
-            self._after_event(rec, touched, obj(event.get("payload")))
-        rec = self._ix.record(thread_id)
-        rec.cursor = seq
+        self._ix.record(thread_id).cursor = seq
 
-    def _after_event(self, rec: Record, touched: str, payload: dict[str, Any]) -> None:
+    def _after_event(self, rec: Record, touched: str, payload: Any) -> None:
         ix = self._ix
         if touched == "thread":
             ix.relink(rec.id)
             ix.touch_sharers(rec)
         elif touched == "subagent":
-            ix.index_task(rec.id, payload)
-            rec.task_ids = rec.task_ids | {str(payload.get("id"))}
+            row = obj(payload)
+            ix.index_task(rec.id, row)
+            rec.task_ids = rec.task_ids | {str(row.get("id"))}
         elif touched == "session":
             ix.reindex_sessions(rec)
         elif touched == "detached":

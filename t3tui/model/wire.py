@@ -32,7 +32,10 @@ def keep_wire(item: T, wire: dict[str, Any]) -> T:
 
 
 def as_wire(obj: Any, what: str) -> dict[str, Any]:
-    """A protocol model (via its `to_wire()`) or a mapping, as a plain wire dict."""
+    """A protocol model (via its `to_wire()`) or a mapping, as a plain wire dict (a plain dict
+    is itself: the model only reads the envelope, and copying it was a cost of every item)."""
+    if obj.__class__ is dict:
+        return obj
     if isinstance(obj, Mapping):
         return dict(obj)
     source = getattr(obj, "__dict__", {}).get(_SOURCE)
