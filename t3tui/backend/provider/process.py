@@ -86,16 +86,33 @@ def _signal_group(pid: int, sig: int) -> None:
 
 
 async def kill_tree(proc: asyncio.subprocess.Process, grace: float = KILL_GRACE_SECONDS) -> None:
-    """SIGTERM the process group, then SIGKILL it if the leader outlives `grace` seconds."""
+    """SIGTERM the process group, then SIGKILL it if the leader outlives `grace` seconds.
+
+    A caller cancelled meanwhile does not cut the kill short (an agent must not outlive an
+    interrupt), but the kill stays bounded, however often it is cancelled: at most `grace`
+    after SIGTERM and `grace` after SIGKILL. The cancellation is raised once the kill is done,
+    so a cancelled caller (a shutdown cancelling its tasks) does not carry on."""
     _signal_group(proc.pid, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(proc.wait(), grace)
-    except (TimeoutError, asyncio.CancelledError):
+    cancelled = await _leader_exits(proc, grace)  # a cancel cuts the grace short: SIGKILL now
+    if proc.returncode is None:
         _signal_group(proc.pid, signal.SIGKILL)
-        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
-            await asyncio.wait_for(proc.wait(), grace)
+        cancelled = await _leader_exits(proc, grace) or cancelled
     # members that ignored SIGTERM or outlived the leader (background jobs) go too
     _signal_group(proc.pid, signal.SIGKILL)
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+async def _leader_exits(proc: asyncio.subprocess.Process, grace: float) -> bool:
+    """Wait up to `grace` seconds for the group's leader to exit; True when a cancellation
+    came meanwhile (held back for the caller to raise)."""
+    try:
+        await asyncio.wait_for(proc.wait(), grace)
+    except TimeoutError:
+        return False
+    except asyncio.CancelledError:
+        return True
+    return False
 
 
 async def run_command(

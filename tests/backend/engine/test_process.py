@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 from pathlib import Path
 
-from t3tui.backend.provider.process import ProcessRegistry, run_command
+from t3tui.backend.provider.process import ProcessRegistry, kill_tree, run_command
 from t3tui.backend.testing import pid_alive, wait_until
 
 
@@ -93,3 +94,33 @@ async def test_an_agent_group_ends_when_its_backend_goes(tmp_path: Path) -> None
         if write_end >= 0:
             os.close(write_end)
         await registry.kill_all(grace=1.0)
+
+
+async def test_a_cancelled_kill_tree_still_kills_within_its_bound_then_is_cancelled(
+        tmp_path: Path) -> None:
+    # kill_tree finishes a kill its caller gave up on (an agent must not outlive an interrupt),
+    # but within a bound (TERM, grace, KILL, grace), however often it is cancelled meanwhile;
+    # and then the caller's cancellation goes on: a shutdown that cancels its tasks must not
+    # see one carry on as if nothing had happened.
+    grace = 1.0
+    proc = await asyncio.create_subprocess_shell(
+        "trap '' TERM; echo ready; while :; do sleep 0.1; done", cwd=str(tmp_path),
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        start_new_session=True)
+    try:
+        assert proc.stdout is not None
+        assert await asyncio.wait_for(proc.stdout.readline(), 10) == b"ready\n"
+        task = asyncio.create_task(kill_tree(proc, grace))
+        await asyncio.sleep(0)  # the SIGTERM is sent, which the leader ignores
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 2 * grace + 5  # the bound, and room for a loaded machine
+        while not task.done() and loop.time() < deadline:
+            task.cancel()  # again and again, as a shutdown that gave up waiting would
+            await asyncio.wait({task}, timeout=0.05)
+        assert task.done(), "kill_tree outlived its bound"
+        assert proc.returncode == -signal.SIGKILL
+        assert task.cancelled()
+    finally:
+        if proc.returncode is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            await proc.wait()

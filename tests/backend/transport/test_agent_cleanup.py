@@ -102,3 +102,25 @@ def test_a_recorded_pid_that_now_belongs_to_another_process_is_left_alone(tmp_pa
         if other.poll() is None:
             other.kill()
             other.wait()
+
+
+async def test_serve_exits_in_bounded_time_with_an_agent_that_ignores_sigterm(tmp_path):
+    # The shutdown's kill waits for such an agent (SIGTERM, a grace, SIGKILL, a grace), and no
+    # longer: serve exits cleanly (143, not killed by the stop's own fallback) well within it.
+    marker = "sleep 0.4375"
+    server = BackendProcess(scenario=None, data_dir=tmp_path).start()
+    agents: set[int] = set()
+    try:
+        async with await RawRpc.open(server.url, server.token) as client:
+            await client.ok(LAUNCH, launch("thread-stubborn", "Run `trap '' TERM; while :; do "
+                                           f"{marker}; done`, then reply DONE"))
+            agents = await wait_until(lambda: agents_of(server.pid, "trap"), timeout=20,
+                                      what="the agent's shell")
+        # 2 s of grace after SIGTERM, 2 s after SIGKILL: the stop gives it 3 times that
+        assert server.stop(timeout=12) == 128 + signal.SIGTERM
+        assert not any(pid_alive(pid) for pid in agents)
+    finally:
+        server.stop()
+        for pid in agents:
+            if pid_alive(pid):
+                os.kill(pid, signal.SIGKILL)
