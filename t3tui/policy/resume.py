@@ -10,6 +10,9 @@ and the connection goes stale, or a live one has delivered what it missed).
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Final
 
 GAP_S: Final = 5.0  # a front end looks every second or so: five without a look is a pause
@@ -29,3 +32,41 @@ class Resume:
             self._fresh_at, self.paused_s = t + self.fresh_s, t - self._last
         self._last = t
         return self._fresh_at is None or t >= self._fresh_at
+
+
+class OwnPauseClock:
+    """The time a front end derives its rows at: `wall()`, less its own last pause until the
+    facts are fresh again (`fresh_s` after it).
+
+    A dwell is evidence of a thread's silence only up to the last moment the stream could
+    have delivered. While this process was stopped nothing could be read, and just after it
+    the stream is still catching up: a dwell counted across the pause (a row "stuck" or
+    "silent" for a second after a suspend) would be the process's own pause, not the thread's.
+    So for `fresh_s` after a pause the clock stands where it stood when the pause began and
+    runs on from there; then it is the wall clock again (the stream has delivered what
+    happened meanwhile, or the connection is stale). Never earlier than a time it gave.
+    Asked every second or so (the app's tick), a gap over `gap_s` between two asks is a pause.
+    """
+
+    def __init__(self, wall: Callable[[], datetime],
+                 monotonic: Callable[[], float] = time.monotonic,
+                 gap_s: float = GAP_S, fresh_s: float = FRESH_S) -> None:
+        self.wall, self.monotonic = wall, monotonic
+        self.gap_s, self.fresh_s = gap_s, fresh_s
+        self._last: float | None = None
+        self._until = float("-inf")  # monotonic time the shift ends
+        self._shift = 0.0  # seconds of pause left out
+        self._given: datetime | None = None
+
+    def __call__(self) -> datetime:
+        t, wall = self.monotonic(), self.wall()
+        last, self._last = self._last, t
+        if last is not None and t - last > self.gap_s:  # this process was paused
+            self._shift = (self._shift if last < self._until else 0.0) + (t - last)
+            self._until = t + self.fresh_s
+        if t < self._until:
+            wall = wall - timedelta(seconds=self._shift)
+            if self._given is not None and wall < self._given:
+                wall = self._given
+        self._given = wall
+        return wall

@@ -75,6 +75,7 @@ class AppPort(Protocol):
     source: Any
     config: TuiConfig
     clock: Callable[[], datetime]
+    tick: float | None  # seconds between the app's looks at time alone (None: no tick)
     new_id: Callable[[], str]
     view: SupervisorView | None
     conn: ConnectionState

@@ -22,6 +22,7 @@ from textual.timer import Timer
 
 from t3tui.client.state import Live
 from t3tui.model import SupervisorView, ThreadRow, changes
+from t3tui.policy.resume import OwnPauseClock
 from t3tui.tui.app.autopilot import next_step, story_told
 from t3tui.tui.app.keys import ACTIONS
 from t3tui.tui.app.port import AppPort
@@ -79,6 +80,15 @@ class Renderer:
         # so we ring. The app's focus handlers tell `terminal_focus`.
         self._focus_reported = False
         self._terminal_focused = True
+        # a live app derives its rows at a clock that leaves out its own pause until the
+        # stream could have delivered what happened in it (a suspend: no false "stuck")
+        self._derive_clock = OwnPauseClock(lambda: self.app.clock())
+
+    def now(self) -> datetime:
+        """The time rows are derived at (the app's clock, but see `_derive_clock`)."""
+        if self.app.tick and hasattr(self.app.source, "live_sessions"):
+            return self._derive_clock()
+        return self.app.clock()
 
     def terminal_focus(self, focused: bool) -> None:
         self._focus_reported, self._terminal_focused = True, focused
@@ -163,7 +173,7 @@ class Renderer:
             return
         started = time.monotonic()
         self._full_wanted = False
-        now = self.app.clock()
+        now = self.now()
         supervisor = self.app.source.supervisor
         view = supervisor.view(now)
         supervisor.take_dirty()  # the full view covers them
@@ -184,7 +194,7 @@ class Renderer:
             self.refresh_view()
             return
         supervisor = self.app.source.supervisor
-        now = self.app.clock()
+        now = self.now()
         extra = list(extra)
         fresh = supervisor.changed_rows(now)
         if len(fresh) > max(PATCH_MAX, len(base.rows) // 4):

@@ -1,0 +1,80 @@
+"""The app just resumed from a pause of its own (a laptop's suspend, SIGSTOP) shows no finding
+whose only evidence is that pause. Found leaving the app alone: a row "stuck" (no progress)
+for a second after a resume, a dwell counted across a pause in which nothing could be read.
+Over a real session against the reference backend; the pause is the app's clocks jumping
+(wall and monotonic alike) while the stream delivered all along: any finding in the hold is
+the pause's alone."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from t3tui.backend.testing import running_backend
+from t3tui.client.backoff import Backoff
+from t3tui.client.secret import Secret, Target
+from t3tui.model import DetectorConfig
+from t3tui.policy.resume import FRESH_S, GAP_S
+from t3tui.tui.app.app import SupervisorApp
+from t3tui.tui.app.config import TuiConfig
+from t3tui.tui.sources.source import LiveSource
+from tests.headless.test_commands_e2e import launch
+from tests.tui.waiting import until
+
+pytestmark = pytest.mark.e2e
+
+NO_PROGRESS_S = 30.0
+
+
+class Clocks:
+    """Wall and monotonic time, both moved on by whatever pause the test says happened."""
+
+    def __init__(self) -> None:
+        self.offset, self.looks, self.ticks = 0.0, 0, 0
+
+    def wall(self) -> datetime:  # read at every derivation of the rows (a look), and more
+        self.looks += 1
+        return datetime.now(UTC) + timedelta(seconds=self.offset)
+
+    def monotonic(self) -> float:  # read by the pause clock (the fix) once per derivation
+        self.ticks += 1
+        return time.monotonic() + self.offset
+
+
+async def test_after_its_own_pause_the_app_shows_no_finding_made_of_the_pause() -> None:
+    clocks = Clocks()
+    async with running_backend() as backend:
+        source = LiveSource(Target(backend.url, Secret(backend.token)),
+                            config=DetectorConfig(no_progress_s=NO_PROGRESS_S),
+                            backoff=Backoff.fast(), ping_interval=1.0)
+        app = SupervisorApp(source, config=TuiConfig(bell=False, toast=False),
+                            clock=clocks.wall)
+        app.renderer._derive_clock.monotonic = clocks.monotonic
+        async with app.run_test(size=(140, 40)) as pilot:
+            thread = await launch(backend, "Hang", title="Hangs")
+
+            def shown():
+                row = app.view.by_id.get(thread) if app.view is not None else None
+                return row if row is not None and row.state == "running" else None
+
+            await until(shown, what="the thread running")
+            await until(lambda: clocks.looks >= 2, what="the app looking at the time")
+            clocks.offset += NO_PROGRESS_S * 2  # the app was paused, twice the rule's dwell
+            looks, seen = clocks.looks, []
+            end = time.monotonic() + 3.5  # three ticks of the app after the resume
+            while time.monotonic() < end:
+                row = app.view.by_id.get(thread)
+                seen.append([f.rule for f in row.findings] + [row.state])
+                await pilot.pause(0.1)
+            assert clocks.looks >= looks + 3, "the app did not look at the time"
+            assert not any("no-progress" in s for s in seen), seen
+            # once the stream could have delivered (the hold ends), the dwell is evidence
+            for _ in range(int(FRESH_S // (GAP_S / 2)) + 1):
+                clocks.offset += GAP_S / 2
+                ticks = clocks.ticks
+                await until(lambda n=ticks: clocks.ticks > n, what="a derivation")
+            found = await until(lambda: [f.rule for f in app.view.by_id[thread].findings
+                                         if f.rule == "no-progress"], what="the finding")
+            assert found == ["no-progress"]
