@@ -88,6 +88,10 @@ class Feed:
         self._wants: AbstractSet[str] | None = None  # the sink's last answer (see `wanted`)
         self._looked_at = -INTEREST_S  # loop time of the last look after a batch
         self._look_later: asyncio.TimerHandle | None = None
+        # `complete` is asked after every batch and compares every wanted thread: its answer is
+        # kept until what is wanted (the sink's answer, by identity) or what is synced changes
+        self._synced_version = 0
+        self._completed: tuple[AbstractSet[str] | None, int, bool] | None = None
 
     @property
     def subscribed(self) -> frozenset[str]:
@@ -112,7 +116,20 @@ class Feed:
         answer (at most `INTEREST_S` old): a change after it is looked at when the interval
         ends, and the session told then.
         """
-        return SHELL in self._synced and self._last_wanted() <= self._synced
+        kept = self._completed
+        if kept is not None and kept[0] is self._wants and kept[1] == self._synced_version:
+            return kept[2]
+        done = SHELL in self._synced and self._last_wanted() <= self._synced
+        self._completed = (self._wants, self._synced_version, done)
+        return done
+
+    def _synced_now(self, stream: str | None, synced: bool) -> None:
+        """`stream` reached `synchronized` on this socket (or no longer has)."""
+        if synced:
+            self._synced.add(stream)
+        else:
+            self._synced.discard(stream)
+        self._synced_version += 1
 
     async def start(self) -> None:
         await self._subscribe(SHELL)
@@ -131,7 +148,7 @@ class Feed:
             self._look_later = None
 
     async def _subscribe(self, thread_id: str | None) -> None:
-        self._synced.discard(thread_id)
+        self._synced_now(thread_id, False)
         if thread_id is SHELL:
             payload = _resume({}, self._sink.cursor_shell)
             handle = await self._conn.open_stream(SUBSCRIBE_SHELL, payload, self._on_shell)
@@ -151,7 +168,7 @@ class Feed:
             if item is None or is_duplicate(item, self._sink.cursor_shell):
                 continue
             if is_marker(item):
-                self._synced.add(SHELL)
+                self._synced_now(SHELL, True)
             applied += _apply(self._sink.apply_shell, item, SHELL)
         self._batch_done(SHELL, applied)
 
@@ -163,7 +180,7 @@ class Feed:
             if item is None or is_duplicate(item, self._sink.cursor_thread(thread_id)):
                 continue
             if is_marker(item):
-                self._synced.add(thread_id)
+                self._synced_now(thread_id, True)
             applied += _apply(apply, item, thread_id)
         self._batch_done(thread_id, applied)
 
@@ -208,12 +225,13 @@ class Feed:
         if self._handles.get(thread_id) is not handle:
             return  # unsubscribed on purpose, or already replaced
         del self._handles[thread_id]
-        self._synced.discard(thread_id)
+        self._synced_now(thread_id, False)
         error = None if future.cancelled() else future.exception()
         if isinstance(error, RpcFailure):
             # e.g. an unknown thread: do not ask again on this socket.
             log.info("thread stream %s refused: %s", thread_id, error)
             self._refused.add(thread_id)
+            self._synced_version += 1
         self._on_batch(StreamUpdate(thread_id, 0, False))
 
     async def _reconcile_loop(self) -> None:
@@ -226,7 +244,7 @@ class Feed:
                     await self._subscribe(thread_id)
                 for thread_id in sorted(set(self._handles) - wanted):
                     handle = self._handles.pop(thread_id)
-                    self._synced.discard(thread_id)
+                    self._synced_now(thread_id, False)
                     await handle.interrupt()
                     self._sink.forget_thread(thread_id)
             except ConnectionLost:

@@ -79,3 +79,68 @@ async def test_a_burst_asks_for_interest_per_interval_and_a_busy_thread_is_still
         finally:
             feed.close()
     assert sum(u.items for u in updates) == BURST + 3  # every batch still reached the session
+
+
+class Compared(frozenset):
+    """What is wanted, counting how often it is compared with the synchronized streams."""
+
+    compared = 0
+
+    def __le__(self, other: Any) -> bool:
+        Compared.compared += 1
+        return super().__le__(other)
+
+
+async def test_whether_every_wanted_stream_is_synchronized_is_not_recomputed_per_batch() -> None:
+    """The session asks `complete()` after every batch; with 50 wanted threads (hundreds with a
+    busy tree) comparing them all each time cost more than some items' model work. The answer
+    is kept until what is wanted or what is synchronized changes, and still moves when it does."""
+    sup = Supervisor()
+    threads = [f"t{i}" for i in range(50)]
+    subscribed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    wanted = Compared(threads)
+    seen: dict[str, Any] = {}
+
+    async def script(peer: Peer) -> None:
+        shell = (await peer.recv_tag("Request"))["id"]
+        snapshot = {"kind": "snapshot", "snapshot": {
+            "snapshotSequence": 1, "threads": [row(t, t) for t in threads]}}
+        streams, acks = {}, 0
+        for item in (snapshot, {"kind": "synchronized"}):
+            await peer.send(chunk(shell, item))
+        while acks < 2 or len(streams) < len(threads):  # the acks and the subscriptions
+            message = await peer.recv()
+            acks += message["_tag"] == "Ack"
+            if message["_tag"] == "Request":
+                streams[message["payload"]["threadId"]] = message["id"]
+        for tid, rid in streams.items():
+            await peer.send(chunk(rid, {"kind": "snapshot", "snapshotSequence": 1,
+                                        "projection": {"thread": row(tid, tid)}}))
+            await peer.recv_tag("Ack")
+        for i, rid in enumerate(streams.values()):
+            await peer.send(chunk(rid, {"kind": "synchronized"}))
+            await peer.recv_tag("Ack")
+            if i == len(streams) - 2:
+                seen["complete before the last"] = feed.complete()
+        seen["complete"] = feed.complete()
+        Compared.compared = 0
+        for seq in range(2, 2 + BURST):
+            await peer.send(chunk(shell, {"kind": "thread.updated", "sequence": seq,
+                                          "location": "active", "thread": row("t1", f"a{seq}")}))
+            await peer.recv_tag("Ack")
+        seen["compared"] = Compared.compared
+        subscribed.set_result(None)
+        await peer.ws.wait_closed()
+
+    def on_batch(_update: StreamUpdate) -> None:
+        feed.complete()  # as the session does
+
+    async with scripted(script) as conn:
+        feed = Feed(conn, sup, lambda: wanted, on_batch)
+        await feed.start()
+        try:
+            await asyncio.wait_for(subscribed, 10)
+        finally:
+            feed.close()
+    assert seen["complete before the last"] is False and seen["complete"] is True
+    assert seen["compared"] <= 2, f"{BURST} batches compared the wanted threads {seen['compared']} times"
