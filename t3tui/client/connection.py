@@ -246,8 +246,8 @@ class Connection:
             await asyncio.sleep(self._ping_interval)
             if paused_for(self._ping_interval, loop.time() - before):
                 # this process was paused (a suspend): the Pong may be unread in the socket,
-                # so the Ping in flight gets another round before the socket is judged dead
-                continue
+                # so the Ping in flight is not judged; a new one asks at once
+                self._awaiting_pong = False
             if self._awaiting_pong:
                 self.abort(f"no Pong within {self._ping_interval:g}s: socket declared dead")
                 return
