@@ -154,7 +154,8 @@ class Actions:
                 self.app.source.close_thread(thread_id)
             self.app.renderer.patch([thread_id])
 
-        self.app.push_screen(TranscriptScreen(thread_id), callback=closed)
+        self.app.push_screen(TranscriptScreen(thread_id, replaying=self.app.triage.replaying),
+                             callback=closed)
         self.app.call_after_refresh(self.app.renderer.patch, [thread_id])
 
     # -- settle --

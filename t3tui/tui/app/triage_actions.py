@@ -26,6 +26,7 @@ from t3tui.tui.app.port import AppPort
 from t3tui.tui.app.refusals import SENDING
 from t3tui.tui.screens.modals import Field, PromptScreen
 from t3tui.tui.screens.report import ReportScreen
+from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.sources.environments import is_multi
 from t3tui.tui.widgets.replay_bar import ReplayBar, bar_text
 from t3tui.words.report import render_markdown
@@ -53,8 +54,9 @@ class Triage:
 
     def triage_gate(self, action: str) -> bool | None:
         """False hides a key that cannot apply to this source; None: no opinion."""
-        if action in REPLAY_ACTIONS:
-            return self.replaying and self.app.screen is self.app.main_screen
+        if action in REPLAY_ACTIONS:  # a transcript read while the replay plays: its keys too
+            return self.replaying and (self.app.screen is self.app.main_screen
+                                       or isinstance(self.app.screen, TranscriptScreen))
         if action in SENDING and self.replaying:
             return False
         if action == "report" and not self.can_report():
@@ -186,7 +188,11 @@ class Triage:
         source: Any = self.app.source
         replay = source.replay
         findings = len(self.app.view.findings) if self.app.view is not None else 0
-        self.app.main_screen.query_one(ReplayBar).show(bar_text(
+        text = bar_text(
             playing=source.playing, speed=source.speed, clock=replay.clock, start=replay.start,
             end=replay.end, index=replay.index, lines=len(replay.recording.lines),
-            findings=findings, hint=self._bar_hint))
+            findings=findings, hint=self._bar_hint)
+        self.app.main_screen.query_one(ReplayBar).show(text)
+        if isinstance(self.app.screen, TranscriptScreen):  # it has its own
+            for bar in self.app.screen.query(ReplayBar):
+                bar.show(text)

@@ -22,6 +22,7 @@ from t3tui.tui.sources.transcripts import History, HistoryUnavailable, MessageLi
 from t3tui.tui.view.detail import action_text, reason_text
 from t3tui.tui.view.labels import RowStyles, age, clock, glyph, provider_text, word
 from t3tui.tui.widgets.panes import StyledStatic
+from t3tui.tui.widgets.replay_bar import ReplayBar
 from t3tui.words.names import display_id, humanize
 
 log = logging.getLogger(__name__)
@@ -88,9 +89,10 @@ class TranscriptScreen(Screen[None]):
 
     BINDINGS = [Binding("escape", "back", "Back", id="back")]
 
-    def __init__(self, thread_id: str) -> None:
+    def __init__(self, thread_id: str, *, replaying: bool = False) -> None:
         super().__init__(classes="transcript")
         self.thread_id = thread_id
+        self.replaying = replaying  # a replay's bar under the transcript: its keys work here
         # the messages the app let go of, read from the source (`History`) while this screen
         # is open (let go with it); `older_status` says where that stands
         self.older: dict[str, MessageLine] = {}
@@ -135,6 +137,8 @@ class TranscriptScreen(Screen[None]):
         yield StyledStatic(id="transcript-heading")
         with VerticalScroll(id="transcript-scroll"):
             yield StyledStatic(id="transcript-body")
+        if self.replaying:
+            yield ReplayBar(id="replay-bar")
         yield Footer()
 
     def show(self, row: ThreadRow | None, transcript: Transcript, now: datetime,
