@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -37,6 +38,11 @@ from t3tui.protocol.rpc import (
 )
 
 log = logging.getLogger(__name__)
+
+# The read loop works at most this long before it lets the event loop in: websockets' `recv`
+# returns without suspending while frames are buffered, so a burst (a slow consumer catching
+# up, a loaded machine) was applied back to back while keys and paints waited behind it all.
+READ_SLICE_S = 0.005
 
 ChunkHandler = Callable[[list[Any]], None]
 
@@ -170,8 +176,13 @@ class Connection:
             raise ConnectionLost(self.closed.result()) from None
 
     async def _read_loop(self) -> None:
+        slice_ends = time.perf_counter() + READ_SLICE_S
         try:
             async for text in self._ws:
+                if time.perf_counter() > slice_ends:
+                    # (after waiting for a frame too: one extra turn of the loop, harmless)
+                    await asyncio.sleep(0)  # one message at a time still, in order
+                    slice_ends = time.perf_counter() + READ_SLICE_S
                 if isinstance(text, bytes):
                     text = text.decode("utf-8", errors="replace")
                 try:

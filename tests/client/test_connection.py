@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
+import time
 
 import pytest
 
+from t3tui.client.connection import READ_SLICE_S
 from t3tui.client.errors import ConnectionLost, RpcFailure
 from tests.client.scripted import Peer, scripted
 
@@ -184,3 +187,48 @@ async def test_a_lone_surrogate_from_the_wire_echoed_back_does_not_fail_the_sock
             conn.call("orchestration.getThreadProjection", {"threadId": "a\ud800b"}), T)
         assert value == "ok" and conn.is_open
     assert got == ["a\ud800b"]  # the same JSON value arrived, escaped on the wire
+
+
+async def test_a_burst_of_buffered_chunks_lets_the_loop_in_between() -> None:
+    """websockets' `recv` returns without suspending while frames are buffered, so a burst
+    applied back to back held the event loop for the whole burst: a key or a paint waited
+    behind all of it. The read loop yields once it has worked a few milliseconds, keeping
+    the order of the values and of the acks."""
+    chunks, cost = 40, 0.002  # 80 ms of consumer work, all of it buffered at once
+    seen: list[int] = []
+    probe_runs = 0
+    runs_at: list[int] = []  # how often the probe had run when each chunk was handled
+
+    def consume(values: list[int]) -> None:
+        until = time.perf_counter() + cost
+        while time.perf_counter() < until:
+            pass  # a consumer's CPU work (the model applying an item)
+        seen.extend(values)
+        runs_at.append(probe_runs)
+
+    async def probe() -> None:
+        nonlocal probe_runs
+        while True:
+            probe_runs += 1
+            await asyncio.sleep(0)
+
+    async def script(peer: Peer) -> None:
+        rid = (await peer.recv_tag("Request"))["id"]
+        for n in range(chunks):
+            await peer.send({"_tag": "Chunk", "requestId": rid, "values": [n]})
+        for _ in range(chunks):
+            assert await peer.recv_tag("Ack") == {"_tag": "Ack", "requestId": rid}
+        await peer.send({"_tag": "Exit", "requestId": rid, "exit": {"_tag": "Success"}})
+
+    async with scripted(script) as conn:
+        prober = asyncio.create_task(probe())
+        try:
+            handle = await conn.open_stream("orchestration.subscribeThread", {}, consume)
+            await asyncio.wait_for(handle.done, T)
+        finally:
+            prober.cancel()
+    assert seen == list(range(chunks))
+    # the longest run of chunks handled with nothing else let in between
+    longest = max(sum(1 for _ in group) for _, group in itertools.groupby(runs_at))
+    budget = READ_SLICE_S / cost
+    assert longest <= budget + 2, f"{longest} chunks ({longest * cost * 1000:.0f} ms) in a row"
