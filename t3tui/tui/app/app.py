@@ -57,6 +57,7 @@ from t3tui.tui.app.render import NARROW, Renderer
 from t3tui.tui.app.toasts import ToastsMixin
 from t3tui.tui.app.tree_actions import TreeActions
 from t3tui.tui.app.triage_actions import ReportReady, Triage
+from t3tui.tui.screens.paint import MainScreen, PromptPaint
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.sources.source import Source
 from t3tui.tui.view.filters import RowFilter
@@ -144,6 +145,9 @@ class SupervisorApp(ToastsMixin, TypingApp):
             self._startup_warning = f"unknown theme {self.config.theme!r} (known: {known})"
 
     # -- layout --
+
+    def get_default_screen(self) -> Screen[object]:
+        return MainScreen(id="_default")  # painted promptly (screens/paint.py)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -365,6 +369,8 @@ class SupervisorApp(ToastsMixin, TypingApp):
         self.actions.run_from_palette(action)
 
     def key_pressed(self) -> None:
+        if isinstance(self.screen, PromptPaint):
+            self.screen.hurry()
         self.renderer.key_pressed()
 
     def refresh_view(self) -> None:
