@@ -88,12 +88,12 @@ class ClientRun:
             await self.session.stop()
 
 
-FRAME_S = 1 / 30  # the app's frame cadence (at most 30 frames a second)
+FRAME_S = 1 / 60  # the app's frame cadence (t3tui.tui.app.render.FRAME_S: 60 a second)
 
 
 @dataclass
 class FrameClientRun(ClientRun):
-    """The t3tui consumer as the app runs it: batches only mark rows; at most 30 times a
+    """The t3tui consumer as the app runs it: batches only mark rows; at most 60 times a
     second, a frame asks `changed_rows(now)` (the rows whose facts or time changed), so a
     thread's rules run once per frame in which its facts changed, not once per batch."""
 

@@ -137,7 +137,7 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
         "sync ratio = t3tui / floor time; t3tui/floor = throughput ratio (1.0 = at the floor)",
         "t3tui derives the rows of the threads each batch dirtied, after every batch (issue "
         "11's definition); @frames is the same client at the app's cadence: batches only mark "
-        "rows, and at most 30 times a second a frame asks changed_rows(now) (plus one frame "
+        "rows, and at most 60 times a second a frame asks changed_rows(now) (plus one frame "
         "after the last batch, not timed); rows/item: rows handed out per burst item",
         "CPU us/item: this process's CPU time from every stream synchronized to the last Ack, "
         "per burst item (the servers run in another process): unlike items/s, a loaded "

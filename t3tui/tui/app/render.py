@@ -46,7 +46,11 @@ from t3tui.tui.widgets.thread_tree import ThreadTree
 
 NARROW = 100  # columns below which the tree takes more of the width
 NOTICE_BATCH_S = 1.5
-FRAME_S = 1 / 30  # stream changes reach the screen at most this often, coalesced
+# Stream changes reach the screen at most this often, coalesced: the screen's own paint cap
+# (60 a second), so every paint shows the freshest rows. At 30 a second an item waited up to
+# 33 ms for its frame, most of event -> row p95 (issue 25); what the extra frames cost is
+# measured in BENCHMARKS.md ("Issue 25, third round").
+FRAME_S = 1 / 60
 PATCH_MAX = 200  # more changed rows than this (and than a quarter of all): a full view instead
 FULL_GAP = 4.0  # a full view waits 4x its own cost after the last: <= 1/5 of the loop
 # Quiet time after the user's own interrupt: its consequences are not news.

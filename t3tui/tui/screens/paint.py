@@ -4,7 +4,7 @@ Textual paints a screen from a timer (`screen_update`, at most `MAX_FPS` a secon
 after each paint and is resumed when something is dirty. Textual 8's timer, resumed after it
 missed its grid, skips to the second grid point ahead (`count = int(elapsed / interval + 1)`,
 then `start + (count + 1) * interval`), so a paint asked for after a quiet moment waited
-17 to 33 ms at 60 fps whatever the loop was doing. Under a stream's 30 frames a second that
+17 to 33 ms at 60 fps whatever the loop was doing. Under a stream's frames that
 wait was most of a key press's way to the screen (p95 35 ms, issue 25), and a probe's too.
 `PromptTimer` keeps the cap (no two paints closer than one interval) and drops the rest of
 the wait: resumed a whole interval after its last tick, it ticks at once; sooner, one
