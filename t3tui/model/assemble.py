@@ -11,7 +11,7 @@ from t3tui.model.checkin import CheckIn, CheckInVerdict
 from t3tui.model.config import DetectorConfig
 from t3tui.model.context import Detach, ThreadContext
 from t3tui.model.deadlines import Collect, note
-from t3tui.model.detectors.rules import run_rules
+from t3tui.model.detectors.rules import TASK_ROW, run_rules
 from t3tui.model.facts import OwnFacts, TaskFacts
 from t3tui.model.findings import Finding, rank_findings
 from t3tui.model.index import MAX_DEPTH, Record, TreeIndex
@@ -25,6 +25,10 @@ _EPOCH = datetime.min.replace(tzinfo=UTC)
 # these its row is derived afresh; any other change of its own facts patches the kept row
 # (`patch_row`: the tree around it is the same).
 SHAPE_FACTS = frozenset({"visible", "has_record"})
+# A context's parts kept with a row for its patches: (blocked on, busy children, orphaned
+# children, undelivered children); most rows share the empty one.
+Parts = tuple[tuple[TaskFacts, ...], int, int, int]
+NO_PARTS: Parts = ((), 0, 0, 0)
 VerdictFn = Callable[[str, datetime], "CheckInVerdict | None"]
 
 
@@ -48,6 +52,7 @@ class Assembler:
         self._busy: dict[str, bool] = {}
         self._kids: dict[str, list[str]] = {}
         self._derived: dict[str, tuple[Derived, list[Finding], ThreadContext, datetime | None]] = {}
+        self.keep_parts = False  # rows keep their context parts (`kept_parts`): a small pass
 
     # -- visibility and order --
 
@@ -160,11 +165,43 @@ class Assembler:
                     out.append(Detach(sid, other, of.title, at, reason, True))
         return tuple(out)
 
-    def context(self, thread_id: str) -> ThreadContext:
+    def context(self, thread_id: str, kept: Parts | None = None) -> ThreadContext:
+        """Everything the rules and the state read of a thread; with `kept`, the parts built
+        from the tree and from own facts that did not change are the kept row's (a patch)."""
         ix = self.ix
         own = ix.own(thread_id)
         rec = ix.records[thread_id]
         parent = ix.own(rec.parent) if rec.parent and rec.parent in ix.records else None
+        checkin = self.checkins.get(thread_id)
+        if checkin is not None:
+            note(checkin.deadline)
+        if kept is not None:
+            blocked_on, busy_children, orphaned_children, undelivered_children = kept
+            detaches: tuple[Detach, ...] = ()
+        else:
+            blocked_on, busy_children, orphaned_children, undelivered_children, detaches = \
+                self._parts(thread_id, own)
+        return ThreadContext(
+            own=own,
+            parent=parent,
+            task=self.task_of(thread_id),
+            blocked_on=blocked_on,
+            busy_children=busy_children,
+            orphaned_children=orphaned_children,
+            undelivered_children=undelivered_children,
+            detaches=detaches,
+            checkin=checkin,
+            checkin_verdict=self.verdict(thread_id, self.now) if checkin else None,
+            task_known=ix.task_known,
+            provider_record=self.records.get(thread_id),
+            protocol_log=self.logs.get(thread_id),
+            sent_interrupt=self.interrupts.get(thread_id),
+        )
+
+    def _parts(self, thread_id: str, own: OwnFacts) -> tuple[Any, ...]:
+        """(blocked on, busy children, orphaned children, undelivered children, detaches):
+        the context's parts built from the tree and from the own facts CONTEXT_SOURCES names."""
+        ix = self.ix
         kids = self.visible_children(thread_id)
         blocked = []
         for task in own.tasks:
@@ -177,42 +214,40 @@ class Assembler:
             elif not task.terminal:
                 blocked.append(task)
         blocked.sort(key=lambda t: (t.started_at or _EPOCH, t.task_id))
-        checkin = self.checkins.get(thread_id)
-        if checkin is not None:
-            note(checkin.deadline)
         # (a leaf with no tasks and no session, most threads of a big tree: no scans)
         busy = [k for k in kids if self.busy(k)] if kids else kids
-        return ThreadContext(
-            own=own,
-            parent=parent,
-            task=self.task_of(thread_id),
-            blocked_on=tuple(blocked),
-            busy_children=len(busy),
-            orphaned_children=sum(1 for k in busy if self.orphaned(k, own)) if busy else 0,
-            undelivered_children=sum(1 for t in own.tasks if t.terminal and t.delivery in ("pending", "claimed"))
+        return (
+            tuple(blocked),
+            len(busy),
+            sum(1 for k in busy if self.orphaned(k, own)) if busy else 0,
+            sum(1 for t in own.tasks if t.terminal and t.delivery in ("pending", "claimed"))
             if own.tasks else 0,
-            detaches=self.detaches(own) if own.run_session_ids else (),
-            checkin=checkin,
-            checkin_verdict=self.verdict(thread_id, self.now) if checkin else None,
-            task_known=ix.task_known,
-            provider_record=self.records.get(thread_id),
-            protocol_log=self.logs.get(thread_id),
-            sent_interrupt=self.interrupts.get(thread_id),
+            self.detaches(own) if own.run_session_ids else (),
         )
+
+    def kept_parts(self, thread_id: str) -> Parts | None:
+        """The parts of this pass's context of a thread a later patch may reuse (`context`);
+        None when it names a detach (a sharer's title is read afresh, never kept)."""
+        ctx = self._derived[thread_id][2]
+        if ctx.detaches:
+            return None
+        parts = (ctx.blocked_on, ctx.busy_children, ctx.orphaned_children,
+                 ctx.undelivered_children)
+        return NO_PARTS if parts == NO_PARTS else parts
 
     # -- derivation --
 
-    def derived(self, thread_id: str, changed: Collection[str] | None = None
-                ) -> tuple[Derived, list[Finding], ThreadContext]:
+    def derived(self, thread_id: str, changed: Collection[str] | None = None,
+                kept: Parts | None = None) -> tuple[Derived, list[Finding], ThreadContext]:
         """State, ranked findings and context of a thread at the pass's `now`. `changed`:
         the own facts that changed since a derivation that found nothing (a patch); only the
-        rules reading one of them run (`detectors/rules.py`)."""
+        rules reading one of them run (`detectors/rules.py`). `kept`: see `context`."""
         cached = self._derived.get(thread_id)
         if cached is not None:
             note(cached[3])  # whoever asks again depends on the same moments
             return cached[:3]
         with Collect() as moments:
-            ctx = self.context(thread_id)
+            ctx = self.context(thread_id, kept)
             findings = rank_findings(run_rules(ctx, self.config, self.now, changed))
             result = derive(ctx, findings)
         self._derived[thread_id] = (result, findings, ctx, moments.earliest)
@@ -242,9 +277,10 @@ class Assembler:
         return derived
 
     def _own_fields(self, thread_id: str, task: TaskFacts | None,
-                    changed: Collection[str] | None = None) -> dict[str, Any]:
+                    changed: Collection[str] | None = None,
+                    kept: Parts | None = None) -> dict[str, Any]:
         """The fields of a row that come from the thread's own facts and its state."""
-        result, findings, ctx = self.derived(thread_id, changed)
+        result, findings, ctx = self.derived(thread_id, changed, kept)
         own, rec = ctx.own, self.ix.records[thread_id]
         since, overlays = self._state(thread_id, result, rec)
         return dict(
@@ -258,16 +294,28 @@ class Assembler:
             last_activity_at=own.last_activity_at, overlays=overlays,
             findings=tuple(findings), subscribed=own.subscribed)
 
-    def patch_row(self, old: ThreadRow, changed: Collection[str]) -> ThreadRow:
-        """`row()` of a thread whose own facts changed but not whether it is shown: the
-        rules, the state and the fields from its own facts are derived again; the parts that
-        come from the tree (children and their counts, depth, parent, its task row) are the
-        kept row's, which the caller has checked still hold. The kept row had no finding:
-        only the rules reading one of the `changed` own facts run again."""
+    def patch_row(self, old: ThreadRow, changed: Collection[str],
+                  kept: Parts | None = None) -> ThreadRow:
+        """`row()` of a thread whose own facts (or, `TASK_ROW` in `changed`, its task row)
+        changed but not whether it is shown: the rules, the state and the fields from its
+        own facts are derived again; the parts that come from the tree (children and their
+        counts, depth, parent) are the kept row's, which the caller has checked still hold.
+        The kept row had no finding: only the rules reading one of the `changed` facts run
+        again. `kept`: the kept row's context parts, when none of their sources changed."""
+        task = self.task_of(old.id)
         new = object.__new__(ThreadRow)
         new.__dict__.update(old.__dict__)
-        new.__dict__.update(self._own_fields(old.id, self.task_of(old.id), changed))
+        new.__dict__.update(self._own_fields(old.id, task, changed, kept))
+        if TASK_ROW in changed:
+            new.__dict__.update(self._task_fields(task, self.derived(old.id)[2]))
         return new
+
+    def _task_fields(self, task: TaskFacts | None, ctx: ThreadContext) -> dict[str, Any]:
+        """The fields of a row that come from its task row in its parent."""
+        return dict(
+            origin=task.origin if task else None,
+            task=task.as_info(self.now, ctx.parent.cohorts.get(task.run_id or "")
+                              if ctx.parent is not None else None) if task else None)
 
     def row(self, thread_id: str, depth: int) -> ThreadRow:
         ctx = self.derived(thread_id)[2]
@@ -285,10 +333,8 @@ class Assembler:
             parent_id=rec.parent,
             depth=depth,
             children=tuple(kids),
-            origin=task.origin if task else None,
             orphan=rec.parent is not None and not parent_visible,
-            task=task.as_info(self.now, ctx.parent.cohorts.get(task.run_id or "")
-                              if ctx.parent is not None else None) if task else None,
             child_counts=child_counts,
+            **self._task_fields(task, ctx),
             **self._own_fields(thread_id, task),
         )

@@ -6,7 +6,9 @@ its inputs changed (the index marks it), when the clock reaches a moment its der
 compared against (`deadlines.note`, `RowCache.due`), or when a child's summary changed. When a
 thread's own data changed but not whether it is shown (`assemble.SHAPE_FACTS`), the kept row
 is patched: its own facts' fields, the rules and the state are derived again; the parts that
-come from the tree (children, their counts, depth, parent, its task row) are kept.
+come from the tree (children, their counts, depth, parent) are kept, and so are the context's
+parts none of whose facts changed. So is a row whose task row in its parent changed
+(`TreeIndex.retask`): its task row and the rules reading it are derived again.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from datetime import datetime
 from t3tui.model.assemble import SHAPE_FACTS, Assembler
 from t3tui.model.checkin import CheckIn
 from t3tui.model.deadlines import Collect
+from t3tui.model.detectors.rules import CONTEXT_SOURCES, TASK_ROW
 from t3tui.model.factpatch import changed_fields
 from t3tui.model.findings import rank_findings
 from t3tui.model.index import MAX_DEPTH, TreeIndex
@@ -26,6 +29,11 @@ from t3tui.model.rows import STATES, SupervisorView, ThreadRow, Watching
 
 # a pass that derived more rows than this is not kept for reuse (its memos would hold them)
 _KEEP_PASS = 64
+# a pass with more rows to derive than this (a first tree) keeps no context parts with them:
+# a frame's rows do (their next patch reuses them), a whole tree's would cost memory for each
+_KEEP_PARTS = 1024
+# the own facts the context parts a patch may reuse are built from
+_PARTS_FROM = frozenset().union(*CONTEXT_SOURCES.values())
 
 
 class Derivation:
@@ -49,7 +57,7 @@ class Derivation:
         """Thread ids whose row may have changed since the last call (structure or data):
         rows re-derived since, and rows still to re-derive with their ancestors."""
         out, self._unreported = self._unreported, set()
-        for thread_id in (*self._ix.dirty, *self._ix.before):
+        for thread_id in (*self._ix.dirty, *self._ix.before, *self._ix.retask):
             out.update(self._lineage(thread_id))
         out.update(t for t in self._ix.restale if t in self._ix.records)
         return out
@@ -81,19 +89,22 @@ class Derivation:
         ix = self._ix
         last = self._last
         if last is not None and last.now == now and not ix.dirty and not ix.before \
-                and not ix.restale and self.incremental and not self._cache.due_by(now):
+                and not ix.restale and not ix.retask and self.incremental \
+                and not self._cache.due_by(now):
             return last
         asm = self._last = self._assembler(now)
         before, ix.before = ix.before, {}
+        retask, ix.retask = ix.retask, set()
         if not self.incremental:
             self._cache = asm.cache = RowCache()
-            self._unreported.update(ix.dirty, before, ix.restale)
+            self._unreported.update(ix.dirty, before, ix.restale, retask)
             ix.dirty, ix.restale = set(), set()
             return asm
         full, ix.dirty = ix.dirty, set()
         full |= self._cache.due(now)
-        self._relabel(asm, full, before)
-        pending = full | before.keys()
+        self._relabel(asm, full, before, retask)
+        pending = full | before.keys() | retask
+        asm.keep_parts = len(pending) <= _KEEP_PARTS
         work = [(-len(self._lineage(t)), t) for t in pending]
         heapq.heapify(work)
         while work:
@@ -102,7 +113,7 @@ class Derivation:
             old = self._cache.drop(tid)
             new = None
             if tid not in full and old is not None:
-                new = self._patch(asm, tid, old, before[tid])
+                new = self._patch(asm, tid, old, before.get(tid), tid in retask)
             if new is None:
                 new = self._derive(asm, tid)
             if summary(old) != summary(new):
@@ -120,7 +131,7 @@ class Derivation:
             self._last = None  # a big pass's memos are not worth keeping (a tree's worth)
         return asm
 
-    def _relabel(self, asm: Assembler, full: set[str], before: dict) -> None:
+    def _relabel(self, asm: Assembler, full: set[str], before: dict, retask: set[str]) -> None:
         """Rows whose stream's synchronization changed, and nothing else: the kept row with
         the `stale` overlay added or lifted (the shell's `synchronized` after its snapshot
         no longer derives the whole tree a second time). A row with findings, or whose
@@ -129,7 +140,7 @@ class Derivation:
         entries = self._cache.entries
         for tid in restale:
             old = entries.get(tid)
-            if tid in full or tid in before or old is None:
+            if tid in full or tid in before or tid in retask or old is None:
                 continue  # derived or patched below, or never derived (nothing kept)
             if old.volatile or not old.holds(asm.now) or not asm.visible(tid):
                 full.add(tid)
@@ -142,27 +153,33 @@ class Derivation:
             old.row = row
             self._unreported.add(tid)
 
-    def _patch(self, asm: Assembler, thread_id: str, old: Entry, facts_before) -> Entry | None:
-        """The kept row, patched, when only the thread's own data changed (not whether it is
-        shown) and the row still holds at `now`; None when it must be derived afresh.
+    def _patch(self, asm: Assembler, thread_id: str, old: Entry, facts_before,
+               retask: bool) -> Entry | None:
+        """The kept row, patched, when only the thread's own data (`facts_before`: its facts
+        when the row was derived) or its task row in its parent (`retask`) changed, not
+        whether it is shown, and the row still holds at `now`; None when it must be derived
+        afresh.
 
         Kept: children and their counts (a child's summary change, or a child added or gone,
-        marks this row for a full derivation), depth and parent (a relink does too), the task
-        row (its parent's index touches this thread when it changes)."""
+        marks this row for a full derivation), depth and parent (a relink does too)."""
         if old.volatile or not old.holds(asm.now) or not asm.visible(thread_id):
             return None
         own = self._ix.own(thread_id)
-        if own is facts_before:
-            changed: list[str] = []
-        else:
+        changed: list[str] = []
+        if facts_before is not None and own is not facts_before:
             changed = changed_fields(facts_before, own)
             if not SHAPE_FACTS.isdisjoint(changed):
                 return None
+        if retask:
+            if not own.has_record:
+                return None  # a placeholder: its row is its task row (title, order, state)
+            changed.append(TASK_ROW)
         if not changed:
             self._cache.store(thread_id, old)
             return old
+        kept = old.parts if old.parts is not None and _PARTS_FROM.isdisjoint(changed) else None
         with Collect() as moments:
-            row = asm.patch_row(old.row, changed)
+            row = asm.patch_row(old.row, changed, kept)
         # the kept parts of the row depend on the moments of the old derivation
         until = min(filter(None, (old.until, moments.earliest)), default=None)
         return self._keep(asm, thread_id, row, until)  # (no check-in: its row is volatile)
@@ -192,7 +209,8 @@ class Derivation:
         if volatile:
             until = min(until, asm.now + VOLATILE_S) if until else asm.now + VOLATILE_S
         entry = Entry(row, asm.now, until, volatile, asm.busy(thread_id),
-                      asm._order_key(thread_id)[0])
+                      asm._order_key(thread_id)[0],
+                      asm.kept_parts(thread_id) if asm.keep_parts else None)
         self._cache.store(thread_id, entry)
         return entry
 

@@ -60,6 +60,9 @@ class TreeIndex:
     # the facts before those events, and the patches (`factpatch`) that bring them up to date,
     # applied once when the facts are read (a burst moves a thread many times a frame)
     behind: dict[str, tuple[OwnFacts, dict[Patch, None]]] = field(default_factory=dict)
+    # threads whose task row in their parent changed, and not their link to it: their kept
+    # row is patched (its task row, state and the rules reading the task), not re-derived
+    retask: set[str] = field(default_factory=set)
     # for the interest query: bumped when parent links or task rows change; ids whose own
     # facts changed since it last looked (it re-checks only those)
     shape: int = 0
@@ -195,13 +198,17 @@ class TreeIndex:
             self.relink(old)
             self.collect(old)
         if child is not None:
-            if self.child_task.get(child) != task_id:
+            linked = self.child_task.get(child) == task_id
+            if not linked:
                 self.shape += 1
             self.task_child[task_id] = child
             self.child_task[child] = task_id
             self.record(child)
             self.relink(child)
-            self.touch(child)
+            if linked:
+                self.retouch(child)
+            else:
+                self.touch(child)
 
     def unindex_task(self, task_id: str) -> None:
         self.shape += 1
@@ -226,7 +233,13 @@ class TreeIndex:
     def touch_task_children(self, rec: Record) -> None:
         for task_id in rec.task_ids:
             if (child := self.task_child.get(task_id)) is not None:
-                self.touch(child)
+                self.retouch(child)
+
+    def retouch(self, child: str) -> None:
+        """The child's task row changed (not which task, not its parent): `retask`."""
+        self.refacted.add(child)
+        if child not in self.dirty:
+            self.retask.add(child)
 
     def task_known(self, kind: str, value: str) -> bool:
         if kind == "task":

@@ -30,6 +30,8 @@ class Entry:
     volatile: bool               # findings or a check-in: exact only at `at`
     busy: bool                   # live work in its subtree (what the parent reads)
     order: Any                   # its place among its siblings (the sort key's time)
+    # its context's parts a patch may reuse (`Assembler.kept_parts`; None: build them again)
+    parts: tuple[Any, ...] | None = None
 
     def holds(self, now: datetime) -> bool:
         """State, busy and order are still right at `now`."""

@@ -84,30 +84,46 @@ def _waiting_reason(ctx: ThreadContext) -> str | None:
     return f"waiting ({', '.join(parts)})" if parts else None
 
 
-def derive(ctx: ThreadContext, findings: list[Finding]) -> Derived:
-    """Primary state by precedence (docs/ARCHITECTURE.md "model/"), plus overlays."""
-    own, task = ctx.own, ctx.task
-    stuck = [f for f in findings if f.kind in STUCK_KINDS]
+# the overlays of a row with no finding, by (settled, provider-native): shared tuples
+_QUIET = {(False, False): (), (True, False): ("settled",), (False, True): ("provider-native",),
+          (True, True): ("settled", "provider-native")}
+
+
+def _overlays(ctx: ThreadContext, findings: list[Finding], stuck: bool) -> tuple[str, ...]:
+    kinds = {f.kind for f in findings}
     overlays = []
-    if own.settled:
+    if ctx.own.settled:
         overlays.append("settled")
-    if any(f.kind == ORPHANED_DELIVERY for f in findings):
+    if ORPHANED_DELIVERY in kinds:
         overlays.append("orphaned-delivery")
     if stuck:
         overlays.append("stuck?")
-    if any(f.kind == SERIALIZED_WAIT for f in findings):
+    if SERIALIZED_WAIT in kinds:
         overlays.append("serialized")
-    if any(f.kind == PHANTOM_CHILD for f in findings):
+    if PHANTOM_CHILD in kinds:
         overlays.append("phantom")
-    if any(f.kind == RUNAWAY_PROVIDER for f in findings):
+    if RUNAWAY_PROVIDER in kinds:
         overlays.append("runaway")
-    if any(f.kind == DUPLICATE_CHILD for f in findings):
+    if DUPLICATE_CHILD in kinds:
         overlays.append("duplicate")
     if ctx.provider_native:
         overlays.append("provider-native")
+    return tuple(overlays)
+
+
+def derive(ctx: ThreadContext, findings: list[Finding]) -> Derived:
+    """Primary state by precedence (docs/ARCHITECTURE.md "model/"), plus overlays."""
+    own, task = ctx.own, ctx.task
+    overlays: tuple[str, ...]
+    if findings:
+        stuck = [f for f in findings if f.kind in STUCK_KINDS]
+        overlays = _overlays(ctx, findings, bool(stuck))
+    else:  # most rows: only the two overlays that do not come from a finding
+        stuck = findings
+        overlays = _QUIET[(own.settled, ctx.provider_native)]
 
     def out(state: str, reason: str, since: datetime | None) -> Derived:
-        return Derived(state, reason, since, tuple(overlays))
+        return Derived(state, reason, since, overlays)
 
     if own.pending is not None:
         return out(NEEDS_INPUT, f"needs input: {own.pending.kind}", own.pending.created_at)

@@ -107,8 +107,9 @@ _NEVER_FIRES_ON_FIXTURES = {"checkin_unanswered", "provider_finished_unheard",
 def test_every_context_attribute_a_rule_reads_maps_to_own_facts() -> None:
     """What a patch can change of a context is its own facts and what is built from them:
     every context attribute a rule declares is either an own fact, one the index touches the
-    thread for when it changes (a full derivation, never a patch), or built from own facts
-    named in CONTEXT_SOURCES."""
+    thread for when it changes (a full derivation, never a patch; the task row: a patch that
+    runs the rules reading `task.*`, `rules.TASK_ROW`), or built from own facts named in
+    CONTEXT_SOURCES."""
     touched = {"parent", "task", "checkin", "checkin_verdict", "task_known", "provider_record",
                "protocol_log", "sent_interrupt"}
     for rule, _ in RULES:

@@ -32,6 +32,10 @@ from t3tui.model.detectors.stuck import (
 )
 from t3tui.model.findings import Finding
 
+# Not an own fact: in a patch's changed names, the thread's task row in its parent changed
+# (`TreeIndex.retask`); the rules reading `task.*` run again.
+TASK_ROW = "@task"
+
 Rule = Callable[[ThreadContext, DetectorConfig, datetime], list[Finding]]
 
 # (rule, silenced while the thread waits for a human): the order of the families in
@@ -65,6 +69,8 @@ def own_inputs(rule: Rule, gated: bool) -> frozenset[str]:
         head, _, field = dep.partition(".")
         if head == "own":
             out.add(field)
+        elif head == "task":
+            out.add(TASK_ROW)  # the thread's task row in its parent (`TreeIndex.retask`)
         else:
             out |= CONTEXT_SOURCES.get(head, frozenset())
     return frozenset(out)
@@ -74,19 +80,36 @@ INPUTS: tuple[tuple[Rule, bool, frozenset[str]], ...] = tuple(
     (rule, gated, own_inputs(rule, gated)) for rule, gated in RULES)
 
 
+# the rules to run, by (waiting for a human, the own facts that changed or None for all):
+# worked out once per such key, not per rule per row (a frame asks the same few keys)
+_PLANS: dict[tuple[bool, tuple[str, ...] | None], tuple[Rule, ...]] = {}
+_PLANS_MAX = 512
+
+
+def _plan(waiting: bool, changed: tuple[str, ...] | None) -> tuple[Rule, ...]:
+    plan = tuple(rule for rule, gated, inputs in INPUTS
+                 if not (gated and waiting)
+                 and (changed is None or not inputs.isdisjoint(changed)))
+    if len(_PLANS) >= _PLANS_MAX:
+        _PLANS.clear()  # many distinct sets of changed facts: start over, never grow
+    _PLANS[(waiting, changed)] = plan
+    return plan
+
+
 def run_rules(ctx: ThreadContext, config: DetectorConfig, now: datetime,
               changed: Collection[str] | None = None) -> list[Finding]:
     """Every rule's findings, unranked. With `changed` (the own facts that changed since a
     derivation in which no rule found anything), only the rules reading one of them run."""
-    waiting = ctx.own.pending is not None
+    key = (ctx.own.pending is not None, None if changed is None else tuple(changed))
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _plan(*key)
     out: list[Finding] = []
-    for rule, gated, inputs in INPUTS:
-        if gated and waiting:
-            continue
-        if changed is not None and inputs.isdisjoint(changed):
-            continue
-        out.extend(rule(ctx, config, now))
+    for rule in plan:
+        found = rule(ctx, config, now)
+        if found:
+            out.extend(found)
     return out
 
 
-__all__ = ["CONTEXT_SOURCES", "INPUTS", "RULES", "run_rules"]
+__all__ = ["CONTEXT_SOURCES", "INPUTS", "RULES", "TASK_ROW", "run_rules"]

@@ -1,0 +1,88 @@
+"""What a frame does for a thread that changed: as little as gives the same row.
+
+Correctness is the property tests' (tests/model/test_one_truth.py, test_patched_rows.py,
+test_incremental.py: incremental == fresh whatever the stream and the asking cadence). Here,
+on the load `benchmarks/` measures, that the cheap paths are the ones taken: a child whose
+task row in its parent moved is patched, not derived afresh, and a patch reuses its context's
+parts when none of the facts they come from changed. Each row still equals a fresh one.
+"""
+
+from __future__ import annotations
+
+from benchmarks.scaling import loaded
+from benchmarks.world import WorldSpec, build_world
+from t3tui.model import Supervisor
+from t3tui.model.assemble import Assembler
+
+
+def _pair(threads: int = 120, events: int = 400):
+    world = build_world(WorldSpec(threads=threads, events=events))
+    sup, ref = loaded(world), Supervisor(incremental=False)
+    ref.apply_shell(world.shell_snapshot)
+    ref.apply_shell({"kind": "synchronized"})
+    for thread_id, item in world.thread_snapshots.items():
+        ref.apply_thread(thread_id, item)
+        ref.apply_thread(thread_id, {"kind": "synchronized"})
+    return world, sup, ref
+
+
+def _apply(sup: Supervisor, stream: str | None, item: dict) -> None:
+    if stream is None:
+        sup.apply_shell(item)
+    else:
+        sup.apply_thread(stream, item)
+
+
+def test_a_child_whose_task_row_moved_is_patched_not_derived_afresh(monkeypatch) -> None:
+    world, sup, ref = _pair()
+    afresh: list[str] = []
+    real = Assembler.row
+
+    def row(self, thread_id, depth):
+        afresh.append(thread_id)
+        return real(self, thread_id, depth)
+
+    monkeypatch.setattr(Assembler, "row", row)
+    task_moves = 0
+    for stream, item in world.burst:
+        _apply(sup, stream, item)
+        _apply(ref, stream, item)
+        event = item.get("event") or {}
+        moved = event.get("type") == "subagent.updated"
+        child = event.get("payload", {}).get("childThreadId") if moved else None
+        afresh.clear()
+        changed = sup.changed_rows(world.end)
+        if child is not None:
+            task_moves += 1
+            assert child not in afresh, f"{child} derived afresh for its task row"
+        for thread_id, got in changed.items():
+            want = ref.row(thread_id, world.end)
+            assert got == want and (got is None or got.child_counts == want.child_counts)
+    assert task_moves > 10
+
+
+def test_a_patch_reuses_the_context_parts_nothing_it_changed_built(monkeypatch) -> None:
+    world, sup, ref = _pair()
+    built = reused = 0
+    real = Assembler.context
+
+    def context(self, thread_id, kept=None):
+        nonlocal built, reused
+        if self.ix is not sup._ix:
+            pass  # the reference's
+        elif kept is None:
+            built += 1
+        else:
+            reused += 1
+        return real(self, thread_id, kept)
+
+    monkeypatch.setattr(Assembler, "context", context)
+    for stream, item in world.burst:
+        _apply(sup, stream, item)
+        _apply(ref, stream, item)
+        for thread_id, got in sup.changed_rows(world.end).items():
+            want = ref.row(thread_id, world.end)
+            assert got == want and (got is None or got.child_counts == want.child_counts)
+    # most of a burst's patches move progress, previews and task rows: not the tasks,
+    # sessions or children a context's parts are built from (a parent's task rows are)
+    assert reused > 5 * built, (reused, built)
