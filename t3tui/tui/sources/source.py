@@ -36,7 +36,7 @@ from t3tui.model import CheckInVerdict, DetectorConfig, Supervisor
 from t3tui.proof.feed import follow_records
 from t3tui.proof.homes import OFF, ProofHomes
 from t3tui.proof.records import RecordReader
-from t3tui.tui.sources.transcripts import MessageLine, TranscriptStore
+from t3tui.tui.sources.transcripts import HistoryCache, MessageLine, TranscriptStore
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -132,6 +132,7 @@ class LiveSource:
         self._backend_exit = backend_exit
         self.supervisor = Supervisor(config=config)
         self.transcripts = TranscriptStore()
+        self._history = HistoryCache()  # older messages read for a transcript, kept
         self._session = Session(
             target,
             TeeSink(self.supervisor, self.transcripts),
@@ -271,7 +272,15 @@ class LiveSource:
         return await live_sessions(self._session, thread_id)
 
     async def history(self, thread_id: str) -> dict[str, MessageLine]:
-        """Every message of the thread, read from the server now (`getThreadProjection`):
-        what an open transcript shows beyond the ones held (raises `ClientError`)."""
+        """Every message of the thread, read from the server (`getThreadProjection`) unless
+        a kept read still reaches the held ones: what an open transcript shows beyond the
+        ones held (raises `ClientError`)."""
+        kept = self._history.get(thread_id, self.transcripts.get(thread_id))
+        if kept is not None:
+            return kept
         projection = await fetch_projection(self._session, thread_id)
-        return TranscriptStore.messages_of(projection) if projection is not None else {}
+        if projection is None:
+            return {}
+        read = TranscriptStore.messages_of(projection)
+        self._history.put(thread_id, read)
+        return read

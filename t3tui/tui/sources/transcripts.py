@@ -166,12 +166,45 @@ class HistoryUnavailable(Exception):
 class History(Protocol):
     """A source that reads a thread's older messages on demand, for an open transcript: a
     live server (`getThreadProjection`), several of them (the thread's own), a replay (its
-    recording up to the replay's moment). One read per opening, let go when it closes."""
+    recording up to the replay's moment). The screen reads once per opening and lets go
+    when it closes; a live source keeps its reads for the session (`HistoryCache`)."""
 
     async def history(self, thread_id: str) -> dict[str, MessageLine]:
         """Every message of the thread by id (raises `ClientError` when the read fails,
         `HistoryUnavailable` when this source cannot read them)."""
         ...
+
+
+HISTORY_THREADS = 4  # threads whose older messages are kept once read (the last opened)
+
+
+class HistoryCache:
+    """A live source's reads of whole threads (`History.history`), kept for the session for
+    the last `HISTORY_THREADS` threads read: opening a long transcript again does not read
+    the whole thread from the server again. A kept read is used only while it reaches the
+    transcript's first held message: messages let go since it was read (the talk went on)
+    may be missing from it, and it is read again. (A replay reads its own recording, at the
+    replay's moment: nothing to keep.)"""
+
+    def __init__(self, threads: int = HISTORY_THREADS) -> None:
+        self._threads = threads
+        self._reads: dict[str, dict[str, MessageLine]] = {}  # oldest first
+
+    def get(self, thread_id: str, held: Transcript) -> dict[str, MessageLine] | None:
+        read = self._reads.pop(thread_id, None)
+        if read is None:
+            return None
+        first = held.ordered_messages()[:1]
+        if first and first[0].id not in read:
+            return None  # let go since: read again
+        self._reads[thread_id] = read  # the last used, last let go
+        return read
+
+    def put(self, thread_id: str, read: dict[str, MessageLine]) -> None:
+        self._reads.pop(thread_id, None)
+        self._reads[thread_id] = read
+        while len(self._reads) > self._threads:
+            del self._reads[next(iter(self._reads))]
 
 
 class TranscriptStore:
