@@ -66,6 +66,7 @@ class RecordReader:
         self._monotonic = monotonic
         self._follows: dict[tuple[str, str], _Follow] = {}
         self.bytes_read = 0
+        self.reading = False  # a read runs in a thread now (`proof.feed`): no second on top
         # T3's protocol logs, read next to the records when their dir is known
         self.protocol_logs = ProtocolLogReader(homes.t3_logs, final=final) \
             if homes.t3_logs is not None else None
