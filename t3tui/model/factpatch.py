@@ -78,9 +78,11 @@ def shell_facts(old: OwnFacts, rec: Record) -> OwnFacts:
 
 
 def changed_fields(old: OwnFacts, new: OwnFacts) -> list[str]:
-    """The names of the facts that differ."""
+    """The names of the facts that differ (a patch shares most values with the old facts:
+    the same object is equal without comparing a tuple or a dict of them)."""
     now = new.__dict__
-    return [name for name, value in old.__dict__.items() if now[name] != value]
+    return [name for name, value in old.__dict__.items()
+            if (other := now[name]) is not value and other != value]
 
 
 def turn_facts(old: OwnFacts, rec: Record) -> OwnFacts:

@@ -146,7 +146,12 @@ class OwnFacts:
 
     @property
     def last_activity_at(self) -> datetime | None:
-        return latest(self.agent_progress_at, self.shell_updated_at, self.run_started_at)
+        # `latest` of the three, written out: every running row's no-progress rule reads it
+        best = self.agent_progress_at
+        for at in (self.shell_updated_at, self.run_started_at):
+            if at is not None and (best is None or at > best):
+                best = at
+        return best
 
 
 def preview(shell: dict[str, Any], proj: Projection | None) -> str | None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from t3tui.model.context import ThreadContext
 from t3tui.model.findings import (
@@ -30,8 +30,9 @@ from t3tui.model.rows import (
 )
 
 
-@dataclass(frozen=True)
-class Derived:
+class Derived(NamedTuple):
+    """A thread's state (a tuple: one is made for every row derived)."""
+
     state: str
     reason: str
     since: datetime | None

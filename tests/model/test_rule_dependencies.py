@@ -16,7 +16,7 @@ import pytest
 
 from t3tui.model import Supervisor
 from t3tui.model.context import ThreadContext
-from t3tui.model.detectors.rules import CONTEXT_SOURCES, RULES
+from t3tui.model.detectors.rules import CONTEXT_SOURCES, NEEDS_RUN, NEEDS_TASK, RULES
 from t3tui.model.facts import OwnFacts
 from tests.model.replay import feed, frame_time
 from tests.model.test_incremental import CONFIGS, FIXTURES, _frames, _samples
@@ -147,3 +147,20 @@ def test_the_context_builder_reads_only_the_own_facts_it_is_said_to(contexts) ->
                 assert reads <= allowed | {"has_record"}, \
                     f"context of {thread_id} ({name}) read {sorted(reads - allowed)}"
     assert seen, "no context was built"
+
+
+def test_a_rule_left_out_of_a_plan_finds_nothing_there(contexts) -> None:
+    """`run_rules` leaves the NEEDS_RUN rules out for a thread with no active run and the
+    NEEDS_TASK rules out for one with no task row: on every such context of every fixture
+    (default and short dwells, moments past them) each of them finds nothing."""
+    idle = taskless = 0
+    for name, config, now, ctx in contexts:
+        if ctx.own.activity is None:
+            idle += 1
+            for rule in NEEDS_RUN:
+                assert rule(ctx, config, now) == [], f"{rule.__name__} on {ctx.own.id} ({name})"
+        if ctx.task is None:
+            taskless += 1
+            for rule in NEEDS_TASK:
+                assert rule(ctx, config, now) == [], f"{rule.__name__} on {ctx.own.id} ({name})"
+    assert idle and taskless

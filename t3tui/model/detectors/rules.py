@@ -49,6 +49,15 @@ RULES: tuple[tuple[Rule, bool], ...] = (
     (serialized_findings, False), (phantom_findings, False), (duplicate_child, False),
 )
 
+# Rules whose first test finds nothing for a thread with no active run (`own.activity` is
+# None), and rules whose first test finds nothing for a thread with no task row in a parent:
+# left out of such a thread's plan (most threads of a big tree are both).
+# tests/model/test_rule_dependencies.py holds every fixture's such threads to it.
+NEEDS_RUN: frozenset[Rule] = frozenset({
+    provider_finished, drain_too_long, session_detached, session_stopped, no_progress,
+    provider_finished_unheard, interrupt_not_landed})
+NEEDS_TASK: frozenset[Rule] = frozenset({undelivered_result, wake_disposed})
+
 # The context's attributes that `Assembler.context` computes from the thread's own facts:
 # the own facts each is built from (tests/model/test_rule_dependencies.py checks the builder
 # reads no other own fact). The tree parts (its children, whether they are busy) change
@@ -80,19 +89,24 @@ INPUTS: tuple[tuple[Rule, bool, frozenset[str]], ...] = tuple(
     (rule, gated, own_inputs(rule, gated)) for rule, gated in RULES)
 
 
-# the rules to run, by (waiting for a human, the own facts that changed or None for all):
-# worked out once per such key, not per rule per row (a frame asks the same few keys)
-_PLANS: dict[tuple[bool, tuple[str, ...] | None], tuple[Rule, ...]] = {}
+# the rules to run, by (waiting for a human, no active run, no task row, the own facts that
+# changed or None for all): worked out once per such key, not per rule per row (a frame and
+# a tree ask the same few keys)
+_Key = tuple[bool, bool, bool, "tuple[str, ...] | None"]
+_PLANS: dict[_Key, tuple[Rule, ...]] = {}
 _PLANS_MAX = 512
 
 
-def _plan(waiting: bool, changed: tuple[str, ...] | None) -> tuple[Rule, ...]:
+def _plan(key: _Key) -> tuple[Rule, ...]:
+    waiting, idle, taskless, changed = key
     plan = tuple(rule for rule, gated, inputs in INPUTS
                  if not (gated and waiting)
+                 and not (idle and rule in NEEDS_RUN)
+                 and not (taskless and rule in NEEDS_TASK)
                  and (changed is None or not inputs.isdisjoint(changed)))
     if len(_PLANS) >= _PLANS_MAX:
         _PLANS.clear()  # many distinct sets of changed facts: start over, never grow
-    _PLANS[(waiting, changed)] = plan
+    _PLANS[key] = plan
     return plan
 
 
@@ -100,10 +114,12 @@ def run_rules(ctx: ThreadContext, config: DetectorConfig, now: datetime,
               changed: Collection[str] | None = None) -> list[Finding]:
     """Every rule's findings, unranked. With `changed` (the own facts that changed since a
     derivation in which no rule found anything), only the rules reading one of them run."""
-    key = (ctx.own.pending is not None, None if changed is None else tuple(changed))
+    own = ctx.own
+    key = (own.pending is not None, own.activity is None, ctx.task is None,
+           None if changed is None else tuple(changed))
     plan = _PLANS.get(key)
     if plan is None:
-        plan = _plan(*key)
+        plan = _plan(key)
     out: list[Finding] = []
     for rule in plan:
         found = rule(ctx, config, now)
@@ -112,4 +128,4 @@ def run_rules(ctx: ThreadContext, config: DetectorConfig, now: datetime,
     return out
 
 
-__all__ = ["CONTEXT_SOURCES", "INPUTS", "RULES", "TASK_ROW", "run_rules"]
+__all__ = ["CONTEXT_SOURCES", "INPUTS", "NEEDS_RUN", "NEEDS_TASK", "RULES", "TASK_ROW", "run_rules"]
