@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from t3tui.model.facts import OwnFacts, mentions_of, preview, runs_of, task_facts
+from t3tui.model.facts import OwnFacts, mentions_of, preview, run_side, runs_of, task_facts
 from t3tui.model.index import Record
 from t3tui.model.turnfacts import turn_side
 from t3tui.model.wire import string, ts
@@ -93,5 +93,12 @@ def turn_facts(old: OwnFacts, rec: Record) -> OwnFacts:
                                       activity))
 
 
+def run_facts(old: OwnFacts, rec: Record) -> OwnFacts:
+    """The facts after a run or run attempt event (`facts.run_side`: the run's times, state,
+    cohorts and provider turn); memory trimmed with it changes no fact (`retention`)."""
+    sh = rec.shell or {}
+    return replaced(old, **run_side(sh, sh or rec.proj.app_thread or {}, rec.proj))
+
+
 __all__ = ["SHELL_READ", "changed_fields", "message_facts", "progress_facts", "replaced",
-           "shell_facts", "shell_patchable", "subagent_facts", "turn_facts"]
+           "run_facts", "shell_facts", "shell_patchable", "subagent_facts", "turn_facts"]

@@ -222,24 +222,11 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
     lineage = obj(base.get("lineage"))
     parent = string(lineage.get("parentThreadId")) if lineage.get("relationshipToParent") == "subagent" else None
     sel = obj(base.get("modelSelection"))
-    run, latest_run, activity, status, active_run_id = runs_of(sh, proj)
     pending = None
     req = obj(sh.get("pendingRuntimeRequest")) or (proj.pending_request() if proj else None) or {}
     if req.get("id"):
         pending = PendingRequest(str(req["id"]), str(req.get("kind") or "request"), ts(req.get("createdAt")))
-    since = None
-    if run is not None and proj is not None:
-        since = proj.run_since.get(str(run.get("id")), (None, None))[1]
     tasks = task_facts(thread_id, proj) if proj else ()
-    cohorts = dict(proj.dropped_cohorts) if proj else {}
-    if proj:
-        for rid, r in proj.runs.items():
-            disp = string(obj(r.get("delegatedCompletion")).get("disposition"))
-            if disp:
-                cohorts[rid] = disp
-    requested = [ts(r.get("requestedAt")) for r in proj.runs.values()] if proj else []
-    if proj and proj.dropped_requested_at:
-        requested.append(proj.dropped_requested_at)
     archived = location == "archive" or bool(base.get("archivedAt")) or bool(base.get("deletedAt"))
     return _built({
         "id": thread_id,
@@ -253,6 +240,44 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
         "archived_at": ts(base.get("archivedAt")),
         "provider": string(base.get("providerInstanceId")) or string(sel.get("instanceId")),
         "model": string(sel.get("model")),
+        **run_side(sh, base, proj),
+        "pending": pending,
+        "latest_message": preview(sh, proj),
+        "shell_updated_at": ts(sh.get("updatedAt")),
+        "background_tasks": len(objs(sh.get("pendingBackgroundTasks"))),
+        "session_ids": frozenset(proj.session_ids()) if proj else _NONE,
+        "session_attached_at": dict(proj.attached_at) if proj else {},
+        "subscribed": proj is not None,
+        "has_record": bool(base),
+        "tasks": tasks,
+        "task_index": {t.task_id: t for t in tasks},
+        "mentions": mentions_of(proj) if proj else (),
+        "claims": tuple(proj.claims.values()) if proj else (),
+        "interrupt_answered": frozenset(proj.interrupt_results) if proj else _NONE,
+        "dead_waits": tuple(c for c in proj.tool_calls.values()
+                         if c.mode == "wait" and c.completed_at is not None and not c.task_id)
+        if proj else (),
+    })
+
+
+def run_side(sh: dict[str, Any], base: dict[str, Any], proj: Projection | None) -> dict[str, Any]:
+    """The facts that read the thread's runs and run attempts (`sh`: its shell row or {};
+    `base`: that row, else the projection's thread): what a run event moves, patched alone
+    (`factpatch.run_facts`); `turn_side` with them, as the latest turn is the run's."""
+    run, latest_run, activity, status, active_run_id = runs_of(sh, proj)
+    since = None
+    if run is not None and proj is not None:
+        since = proj.run_since.get(str(run.get("id")), (None, None))[1]
+    cohorts = dict(proj.dropped_cohorts) if proj else {}
+    if proj:
+        for rid, r in proj.runs.items():
+            disp = string(obj(r.get("delegatedCompletion")).get("disposition"))
+            if disp:
+                cohorts[rid] = disp
+    requested = [ts(r.get("requestedAt")) for r in proj.runs.values()] if proj else []
+    if proj and proj.dropped_requested_at:
+        requested.append(proj.dropped_requested_at)
+    return {
         "status": status,
         "activity": activity,
         "active_run_id": active_run_id,
@@ -261,27 +286,11 @@ def own_facts(thread_id: str, shell: dict[str, Any] | None, location: str,
         "run_completed_at": ts(sh.get("latestRunCompletedAt")) or (ts(latest_run.get("completedAt")) if latest_run else None),
         "latest_run_requested_at": latest(ts(sh.get("latestRunRequestedAt")), *requested),
         "activity_since": since,
-        "pending": pending,
-        "latest_message": preview(sh, proj),
-        "shell_updated_at": ts(sh.get("updatedAt")),
-        "background_tasks": len(objs(sh.get("pendingBackgroundTasks"))),
-        **turn_side(sh or app, proj, run, latest_run, activity),
-        "session_ids": frozenset(proj.session_ids()) if proj else _NONE,
-        "run_session_ids": _run_sessions(proj, run, sh or app),
-        "session_attached_at": dict(proj.attached_at) if proj else {},
-        "subscribed": proj is not None,
-        "has_record": bool(base),
-        "tasks": tasks,
-        "task_index": {t.task_id: t for t in tasks},
+        **turn_side(base, proj, run, latest_run, activity),
+        "run_session_ids": _run_sessions(proj, run, base),
         "cohorts": cohorts,
-        "mentions": mentions_of(proj) if proj else (),
-        "claims": tuple(proj.claims.values()) if proj else (),
         "interrupt_asked": _interrupt_asked(proj, active_run_id) if proj and activity else None,
-        "interrupt_answered": frozenset(proj.interrupt_results) if proj else _NONE,
-        "dead_waits": tuple(c for c in proj.tool_calls.values()
-                         if c.mode == "wait" and c.completed_at is not None and not c.task_id)
-        if proj else (),
-    })
+    }
 
 
 def mentions_of(proj: Projection) -> tuple[tuple[str, str, datetime | None, str], ...]:

@@ -127,13 +127,9 @@ class TreeIndex:
         self.refacted.add(thread_id)
         if with_children:
             self.dirty.update(self.children.get(thread_id, ()))
-        if thread_id in self.dirty:
-            self.facts.pop(thread_id, None)
-            self.behind.pop(thread_id, None)
-            return
         old = self.facts.pop(thread_id, None)
         lag = self.behind.get(thread_id)
-        if thread_id not in self.before:
+        if thread_id not in self.dirty and thread_id not in self.before:
             if old is None and lag is not None:  # behind since before the last derivation
                 old = self.own(thread_id)
                 del self.facts[thread_id]
@@ -142,6 +138,7 @@ class TreeIndex:
                 self.dirty.add(thread_id)  # no facts to compare with: derive the row afresh
                 return
             self.before[thread_id] = old
+        # (a row derived afresh still reads facts: patched ones, when they can be)
         if patch is None:
             self.behind.pop(thread_id, None)  # rebuilt when read
         elif lag is not None:

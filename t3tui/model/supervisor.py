@@ -13,6 +13,7 @@ from t3tui.model.derivation import Derivation
 from t3tui.model.factpatch import (
     message_facts,
     progress_facts,
+    run_facts,
     shell_facts,
     shell_patchable,
     subagent_facts,
@@ -30,7 +31,7 @@ from t3tui.model.wire import ModelInputError, as_wire, keyed, obj, objs, sequenc
 # What an event moved (`projection.apply_event`'s answer) -> the patch of the facts it needs
 # (no patch: the facts are rebuilt when read)
 _PATCHES = {"progress": progress_facts, "message": message_facts, "subagent": subagent_facts,
-            "turn": turn_facts}
+            "turn": turn_facts, "run": run_facts}
 
 
 class Supervisor(Derivation):
