@@ -6,11 +6,12 @@ A small real HTTP/websocket server (`tests/client/fake_server.py`) plays the T3 
 from __future__ import annotations
 
 import asyncio
+import ssl
 
 import pytest
 
 from t3tui.client.errors import AuthenticationNeeded, ConnectError, ProtocolMismatch
-from t3tui.client.handshake import open_socket
+from t3tui.client.handshake import open_socket, tls_for
 from t3tui.client.secret import Secret, Target
 from t3tui.client.session import Session
 from t3tui.client.state import Failed
@@ -95,3 +96,32 @@ async def test_an_unexpected_connect_error_ends_the_session_failed_with_its_reas
     finally:
         await session.stop()
         await asyncio.gather(runner, return_exceptions=True)
+
+
+async def test_a_plain_http_target_loads_no_ca_bundle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading the CA bundle costs 20-60 ms of the event loop at every connect, and a
+    plain-http server gets no TLS connection from it (redirects are not followed)."""
+    loaded: list[object] = []
+    real = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: object, **kwargs: object) -> None:
+        loaded.append(args or kwargs)
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    server = FakeServer()
+    async with fake(server) as target:
+        assert target.base_url.startswith("http://")
+        ws = await open_socket(target, open_timeout=5)
+        await ws.close()
+    assert server.upgrades, "the socket was opened"
+    assert loaded == []
+
+
+def test_an_https_target_verifies_with_one_context_per_process() -> None:
+    target = Target("https://t3.example:8443", Secret("tok"))
+    context = tls_for(target)
+    assert isinstance(context, ssl.SSLContext)
+    assert context.verify_mode == ssl.CERT_REQUIRED and context.check_hostname
+    assert context.get_ca_certs() or context.cert_store_stats()["x509_ca"] > 0
+    assert tls_for(target) is context
