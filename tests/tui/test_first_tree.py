@@ -98,3 +98,23 @@ async def test_a_big_snapshot_shows_exactly_what_a_fresh_derivation_gives() -> N
         assert {r.id for r in fresh.rows if r.findings} <= problems
         await until(lambda: set(tree.nodes) == problems, what="the problems-only tree")
         assert all(tree.nodes[i].row == fresh.by_id[i] for i in problems)
+
+
+async def test_the_source_starts_before_the_screen_is_built() -> None:
+    """Connecting (a handshake, the snapshot's transfer: time spent waiting on the server)
+    overlaps the app's own start: the source runs before the screen is composed, and what it
+    brings is shown once the screen is there."""
+    started: list[int] = []
+
+    class Watched(FrameSource):
+        async def run(self) -> None:
+            started.append(len(app.query(ThreadTree)))
+            await super().run()
+
+    app = SupervisorApp(Watched(_big_frames()[:2]), config=TuiConfig(bell=False), clock=lambda: NOW,
+                        tick=None)
+    async with app.run_test(size=SIZE) as pilot:
+        tree = app.query_one(ThreadTree)
+        await until(lambda: len(tree.nodes) == 2_000, what="the tree")
+        await pilot.pause()
+    assert started == [0], "the source started after the screen was composed"

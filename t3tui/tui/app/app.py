@@ -182,6 +182,9 @@ class SupervisorApp(ToastsMixin, TypingApp):
             return TabDriver
         return driver
 
+    def on_load(self) -> None:
+        self.feeds.start()  # before composing: meanwhile, the handshake waits on the server
+
     def on_mount(self) -> None:
         if self._handle_signals:
             # SIGTERM/SIGHUP end the app cleanly, so the caller's cleanup (the demo
@@ -198,7 +201,6 @@ class SupervisorApp(ToastsMixin, TypingApp):
                         markup=False)
         self._fit(self.size.width, self.size.height)
         self.tree.focus()
-        self.feeds.start()
         if self.tick:
             self.set_interval(self.tick, self.renderer.on_tick, name="tick")
         self.watch(self.tree, "scroll_y", self.renderer.on_scroll, init=False)

@@ -1,6 +1,9 @@
 """The app's workers on its source: they only post messages (messages.py), never touch UI.
 
-A controller the app holds (`app.feeds`); `start()` on mount. Each runs in its own exclusive
+A controller the app holds (`app.feeds`); `start()` as the app loads, before its screen is
+composed (the handshake and the snapshot's transfer wait on the server: the app's start
+overlaps them; what the workers post meanwhile waits in the app's queue, and the renderer
+draws nothing until the tree is there). Each runs in its own exclusive
 worker group, as `@work` methods of the app would: the source itself, its connection state,
 each environment's state (several environments), and a wake per stream update.
 """
