@@ -40,6 +40,29 @@ async def test_a_new_look_redraws_labels_without_laying_the_tree_out_again() -> 
         assert tree._tree_lines_cached is lines
 
 
+async def test_a_class_or_focus_change_repaints_without_laying_the_tree_out_again() -> None:
+    """The tree's `-stale` class (every first tree loses it when the connection turns live)
+    and focus moving restyle the tree: its lines are painted again, in the new style, but
+    none moves, so they are not laid out again (O(threads): Textual's Tree drops them on
+    every style update, twice in a first tree)."""
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        tree = app.query_one(ThreadTree)
+        lines = tree._tree_lines
+        updates = tree._updates
+        tree.set_class(True, "-stale")
+        await pilot.pause()
+        assert tree._tree_lines_cached is lines, "the lines were laid out again (class)"
+        assert tree._updates > updates, "the painted lines were kept in the old style"
+        tree.set_class(False, "-stale")
+        app.set_focus(None)
+        await pilot.pause()
+        tree.focus()
+        await pilot.pause()
+        assert tree._tree_lines_cached is lines, "the lines were laid out again (focus)"
+        assert tree.has_focus
+
 def _big_frames() -> list[dict]:
     """A 2,000-thread shell (20 delegation families, 5 busy threads) and the families'
     thread streams, each synchronized: what a big server's first answer holds."""

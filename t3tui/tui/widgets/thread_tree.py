@@ -9,8 +9,7 @@ Each label is a tree-table line (`table.py`): the tree column (guides, toggle, g
 padded to one width, then the state, time, children, finding, provider and id columns at the
 same x on every row. `TreeHeader` shows the column names above it.
 
-Mouse: a click selects a row, a click on the toggle (`▸`/`▾`) expands or collapses it, the
-wheel scrolls, a double click opens the transcript (enter does the same).
+Mouse: a click selects, a click on a toggle (`▸`/`▾`) folds, a double click (enter) opens.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.scrollbar import ScrollBar
+from textual.widget import Widget
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
@@ -247,10 +247,8 @@ class ThreadTree(RowStyled, Tree[str]):
     def _window(self) -> tuple[int, int]:
         """The lines on screen now, [first, end): empty while the lines are to be laid out
         again (then every line is repainted anyway)."""
-        if self._tree_lines_cached is None:
-            return 0, 0
         top = self.scroll_offset.y
-        return top, top + self.size.height
+        return (0, 0) if self._tree_lines_cached is None else (top, top + self.size.height)
 
     def process_label(self, label: str | Text) -> Text:
         # the Tree keeps a label's first line; ours are one line already (no copy per node)
@@ -265,8 +263,7 @@ class ThreadTree(RowStyled, Tree[str]):
         return super().get_label_width(node)
 
     def _width(self) -> int:
-        """The width of a tree line: left of the scrollbar's column, which is always kept
-        (see styles), so no column's text runs under it."""
+        """A tree line's width: left of the scrollbar's column, always kept (see styles)."""
         return self.scrollable_content_region.width or 80
 
     def _look(self, stale: bool) -> tuple[RowStyles, bool, int]:
@@ -279,12 +276,20 @@ class ThreadTree(RowStyled, Tree[str]):
         return look
 
     def _restyle(self) -> None:
-        """Every label is drawn again (in the new look) as it is painted. The tree's lines
-        stay: a look changes no node's place, and laying 10,000 lines out again cost the
-        first tree a second O(threads) pass when the connection turned live."""
+        """Every label is drawn again (in the new look) as it is painted; the lines stay (a
+        look moves no node: laying 10,000 lines out again cost a first tree a pass)."""
         self.look_generation += 1
-        self._line_cache.clear()  # painted strips
-        self._updates += 1  # (the line cache's key: strips cached meanwhile are not reused)
+        self._repaint()
+
+    def notify_style_update(self) -> None:
+        """A new style (a class such as `-stale`, focus, the theme) paints every line again
+        but moves none: not Tree's, which lays them all out again too (O(threads))."""
+        Widget.notify_style_update(self)
+        self._repaint()
+
+    def _repaint(self) -> None:
+        self._line_cache.clear()  # painted strips (keyed by `_updates`)
+        self._updates += 1
         self.refresh()
 
     def _show_header(self) -> None:
