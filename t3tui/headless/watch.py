@@ -55,6 +55,9 @@ from t3tui.words.names import Rows, Threads, humanize
 # Time-based findings (no progress, drain too long) appear without any event: look again
 # at least this often.
 TICK_S = 1.0
+# What arrives within a frame is looked at once, as the app's screen does (its FRAME_S):
+# a look after every batch cost more than the batches at a few hundred items a second.
+FRAME_S = 1 / 30
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -249,7 +252,12 @@ async def watch(session: Session, supervisor: Supervisor, printer: Printer,
                     acting.rows_changed(changed)
             if acting is not None:
                 acting.tick(at, live=isinstance(state, Live))
+            looked = time.monotonic()
             await set_within(wake, TICK_S)  # not wait_for: it can lose the cancellation
+            # the rest of the frame: batches that arrive meanwhile are taken in one look
+            # (one `changed_rows`, not one per batch), and a change is printed within it
+            if (rest := looked + FRAME_S - time.monotonic()) > 0:
+                await asyncio.sleep(rest)
     finally:
         stop_updates()
         stop_states()
