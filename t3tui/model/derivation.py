@@ -33,6 +33,9 @@ _KEEP_PASS = 64
 _KEEP_PARTS = 1024
 # the own facts the context parts a patch may reuse are built from
 _PARTS_FROM = frozenset().union(*CONTEXT_SOURCES.values())
+# the own facts whether a thread is busy (`Assembler.busy`) and its order among its siblings
+# (`Assembler._order_key`) are read from, besides its children (kept by a patch)
+_SUMMARY_FROM = frozenset({"activity", "pending", "status", "created_at"})
 
 
 class Derivation:
@@ -194,7 +197,11 @@ class Derivation:
             row = asm.patch_row(old.row, changed, kept)
         # the kept parts of the row depend on the moments of the old derivation
         until = min(filter(None, (old.until, moments.earliest)), default=None)
-        return self._keep(asm, thread_id, row, until)  # (no check-in: its row is volatile)
+        # (the order falls back to the task row's start when the thread has no creation time)
+        same = _SUMMARY_FROM.isdisjoint(changed) and (
+            TASK_ROW not in changed or own.created_at is not None)
+        # (no check-in: its row is volatile)
+        return self._keep(asm, thread_id, row, until, old if same else None)
 
     def _depth(self, asm: Assembler, thread_id: str) -> int:
         depth, cur = 0, self._ix.records[thread_id].parent
@@ -214,14 +221,16 @@ class Derivation:
         return self._keep(asm, thread_id, row, moments.earliest)
 
     def _keep(self, asm: Assembler, thread_id: str, row: ThreadRow,
-              until: datetime | None) -> Entry:
+              until: datetime | None, same: Entry | None = None) -> Entry:
         """Keep a row derived (or patched) at the pass's `now`, valid until `until`; a row
-        with findings or a check-in reads the clock, so it comes round once a second."""
+        with findings or a check-in reads the clock, so it comes round once a second.
+        `same`: a kept entry whose busy and order still hold (a patch that moved neither)."""
         volatile = bool(row.findings) or thread_id in self._checkins
         if volatile:
             until = min(until, asm.now + VOLATILE_S) if until else asm.now + VOLATILE_S
-        entry = Entry(row, asm.now, until, volatile, asm.busy(thread_id),
-                      asm._order_key(thread_id)[0],
+        busy, order = (same.busy, same.order) if same is not None else \
+            (asm.busy(thread_id), asm._order_key(thread_id)[0])
+        entry = Entry(row, asm.now, until, volatile, busy, order,
                       asm.kept_parts(thread_id) if asm.keep_parts else None)
         self._cache.store(thread_id, entry)
         return entry
