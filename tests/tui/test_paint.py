@@ -9,6 +9,7 @@ from textual import constants
 from textual._time import get_time
 
 from t3tui.tui.screens.paint import INTERVAL, MainScreen, PromptTimer, tick_wait
+from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.screenshots import settled, showcase_app
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.tui.waiting import until
@@ -99,3 +100,17 @@ async def test_a_paint_after_a_quiet_moment_never_defers_the_next_past_one_inter
             del loop.call_at  # back to the class's own
         assert all(wait <= interval + 0.001 for wait in planned), \
             f"next paint planned {max(planned) * 1000:.1f} ms away (interval {interval * 1000:.1f})"
+
+
+async def test_the_transcript_screen_paints_promptly_too() -> None:
+    """The app keeps showing the stream on an open transcript, frame by frame: its paints
+    and its keys go through the same prompt timer."""
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, TranscriptScreen), what="the transcript")
+        assert isinstance(app.screen._update_timer, PromptTimer)
+        pressed = get_time()
+        await pilot.press("down")
+        assert app.screen._update_timer._free_until > pressed, "the key did not hurry the paint"

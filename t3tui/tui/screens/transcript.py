@@ -11,13 +11,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
-from textual.screen import Screen
 from textual.widgets import Footer
 
 from t3tui.client.errors import ClientError, describe
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.model.labels import one_line
 from t3tui.tui.app.messages import ActionStatus
+from t3tui.tui.screens.paint import PromptPaint
 from t3tui.tui.sources.transcripts import History, HistoryUnavailable, MessageLine, Transcript
 from t3tui.tui.view.detail import action_text, reason_text
 from t3tui.tui.view.labels import RowStyles, age, clock, glyph, provider_text, word
@@ -84,8 +84,9 @@ LOADING = "loading them…"
 UNAVAILABLE = "this source cannot read them"
 
 
-class TranscriptScreen(Screen[None]):
-    """The app keeps calling `show()` while this screen is on top."""
+class TranscriptScreen(PromptPaint):
+    """The app keeps calling `show()` while this screen is on top (painted promptly, as the
+    main screen: paint.py)."""
 
     BINDINGS = [Binding("escape", "back", "Back", id="back")]
 
