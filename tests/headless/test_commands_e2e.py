@@ -16,6 +16,7 @@ import pytest
 from t3tui.backend.auth import generate_token
 from t3tui.backend.server import BackendOptions, open_backend
 from t3tui.backend.testing import RunningBackend, running_backend, wait_until
+from tests.ctrl_c import as_from_a_terminal
 from tests.headless.cli import cli, server_args
 
 pytestmark = pytest.mark.e2e
@@ -126,17 +127,14 @@ async def test_watch_prints_live_changes_only_and_stops_on_ctrl_c(backend) -> No
     thread = await launch(backend, "Reply READY", title="Watched")
     await wait_until(lambda: backend.engine.shell_row(thread).status == "completed", timeout=10)
     env = dict(os.environ, T3TUI_URL=backend.url, T3TUI_TOKEN=backend.token)
-    # A child inherits an ignored SIGINT, and inside a whole-suite run the worker had it
-    # ignored (a hung watch's /proc status: SigIgn with SIGINT and SIGQUIT, system()'s
-    # signature): start watch with Ctrl-C's default, as a terminal would.
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
+    # A child inherits an ignored SIGINT, and a whole suite started as a background job of a
+    # non-interactive shell runs with SIGINT and SIGQUIT ignored (tests/ctrl_c.py says how
+    # that was found): start watch with Ctrl-C's default, as a terminal would.
+    with as_from_a_terminal():
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "t3tui", "watch", "--ndjson",
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
         )
-    finally:
-        signal.signal(signal.SIGINT, previous)
     assert proc.stdout is not None and proc.stderr is not None
     lines: list[dict[str, Any]] = []
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from t3tui.backend.testing import RunningBackend
 from t3tui.protocol import format_ts, parse_ts
+from tests.ctrl_c import as_from_a_terminal
 
 POLICY_004 = '''
 [[policy]]
@@ -122,8 +123,9 @@ async def watching(backend: RunningBackend, *flags: str, policy: str | None = PO
     env = {**os.environ, "T3TUI_TOKEN": backend.token, "XDG_CONFIG_HOME": str(tmp / "cfg")}
     if also is not None:
         env.update(T3TUI_TOKEN_LAPTOP=backend.token, T3TUI_TOKEN_DEVBOX=also.token)
-    proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE,
-                                                stderr=asyncio.subprocess.PIPE, env=env)
+    with as_from_a_terminal():  # `stop` is Ctrl-C, whoever started the suite
+        proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.PIPE,
+                                                    stderr=asyncio.subprocess.PIPE, env=env)
     watcher = Watcher(proc)
     try:
         await watcher.wait_for(
