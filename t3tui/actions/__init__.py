@@ -11,9 +11,12 @@ API note (read this before calling an action)
 - May it run, and if not why: `unavailable(action, row, connected=, busy_actions=)` -> the
   human reason or None (`availability.py`; action names as the app's keys: "settle",
   "checkin", "interrupt", "answer", "message", "stop_tree", "forward", "dispose",
-  "acknowledge").
+  "acknowledge"; "run_interrupt" is `run.interrupt` alone and "force_stop" the forced stop
+  alone, while "interrupt", the app's key, is either: an active run, or a runaway provider
+  whose run ended, `runaway_run`, for which only the forced stop applies).
 - What it acts on (`targets.py`): `interrupt_choices(view, row, force=)` (the blocking child,
-  the run, the forced stop: least destructive first), `blocking_children`, `parent_of`,
+  the run, the forced stop: least destructive first; a runaway gets the forced stop alone),
+  `stoppable_run(row)` (the active run, else a runaway's), `blocking_children`, `parent_of`,
   `stop_targets(view, root_id)` (deepest first).
 - The flows are `async def action(port, ..., *, report, clock, timeout, new_id) -> Outcome`:
   `interrupt(port, thread_id, run_id)`, `force_stop(port, thread_id, run_id)`,
@@ -39,7 +42,7 @@ A new action goes here, once: its availability, its target choice and its flow; 
 ends only ask, confirm and show.
 """
 
-from t3tui.actions.availability import NEEDS_ROW, NEEDS_SERVER, unavailable
+from t3tui.actions.availability import NEEDS_ROW, NEEDS_SERVER, runaway_refusal, unavailable
 from t3tui.actions.interrupt import (
     FORCE_REASON,
     INTERRUPT_REASON,
@@ -72,7 +75,9 @@ from t3tui.actions.targets import (
     blocking_children,
     interrupt_choices,
     parent_of,
+    runaway_run,
     stop_targets,
+    stoppable_run,
 )
 
 __all__ = [
@@ -103,6 +108,8 @@ __all__ = [
     "parent_forwards",
     "parent_of",
     "respond",
+    "runaway_refusal",
+    "runaway_run",
     "send_and_confirm",
     "send_message",
     "settle",
@@ -110,5 +117,6 @@ __all__ = [
     "settle_delivery",
     "stop_targets",
     "stop_tree",
+    "stoppable_run",
     "unavailable",
 ]

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from t3tui.actions.targets import runaway_run
 from t3tui.model import ThreadRow
 from t3tui.model.forwarding import forward_refusal, forwarded_refusal
 
+# "interrupt" is the app's key (a run to interrupt, or a runaway provider to force-stop);
+# "run_interrupt" is `run.interrupt` alone, "force_stop" the forced stop alone
 NEEDS_ROW = frozenset({"open", "settle", "checkin", "interrupt", "answer", "message",
-                       "stop_tree", "forward", "dispose", "acknowledge"})
-NEEDS_SERVER = frozenset({"settle", "checkin", "interrupt", "answer", "message",
-                          "stop_tree", "forward", "dispose", "acknowledge"})
+                       "stop_tree", "forward", "dispose", "acknowledge", "run_interrupt",
+                       "force_stop"})
+NEEDS_SERVER = NEEDS_ROW - {"open"}
 # a direct child in one of these states keeps something running below a thread
 BUSY_STATES = frozenset({"running", "waiting", "queued", "creating", "draining", "stuck",
                          "needs-input", "orphaned"})
@@ -56,9 +59,11 @@ def unavailable(
             return "provider-native child: the provider owns it, it cannot receive messages"
         if row.state == "creating":
             return "the child thread does not exist yet"
-    elif action == "interrupt":
-        if row.active_run_id is None:
+    elif action in ("interrupt", "force_stop"):
+        if row.active_run_id is None and runaway_run(row) is None:
             return "no active run to interrupt"
+    elif action == "run_interrupt" and row.active_run_id is None:
+        return runaway_refusal(row) or "no active run to interrupt"
     elif action == "answer" and row.pending_request is None:
         return "no pending approval or question"
     elif action == "stop_tree":
@@ -70,3 +75,13 @@ def unavailable(
     elif action in ("dispose", "acknowledge") and row.task is None:
         return "not a delegated child: it has no completion delivery"
     return None
+
+
+def runaway_refusal(row: ThreadRow) -> str | None:
+    """Why an interrupt cannot stop a runaway provider, naming what does; None when `row`
+    is not one."""
+    run_id = runaway_run(row)
+    if run_id is None:
+        return None
+    return (f"no active run to interrupt: run {run_id} ended interrupted but its provider "
+            "runs on; the forced stop (detach its provider session) ends it")

@@ -2,7 +2,8 @@
 
 Levels of delegation.md §9.1: `interrupt` sends `run.interrupt` (of the row's run, of the child
 a hung wait is blocked on, or of the parent: `targets.py` chooses); `force_stop` detaches the
-thread's provider sessions (level 3, for a run whose interrupt did not land); `stop_tree`
+thread's provider sessions (level 3, for a run whose interrupt did not land, or a runaway
+provider: its run ended interrupted, its turn runs on, T3 #5587); `stop_tree`
 interrupts a subtree deepest first. Every accepted interrupt is recorded with
 `record_interrupt`, so a stop of ours that never lands is flagged.
 """
@@ -15,7 +16,7 @@ from typing import Literal
 
 from t3tui.actions.outcome import Outcome, send_and_confirm
 from t3tui.actions.port import Clock, IdFactory, Port, Report
-from t3tui.actions.targets import StopTarget
+from t3tui.actions.targets import StopTarget, runaway_run
 from t3tui.client.errors import ClientError, describe
 from t3tui.client.outcome import Accepted, Rejected, new_command_id
 from t3tui.model import ThreadRow
@@ -30,6 +31,13 @@ def _ended(port: Port, thread_id: str, run_id: str, clock: Clock) -> ThreadRow |
     """The thread's row once `run_id` is no longer its active run."""
     row = port.supervisor.row(thread_id, clock())
     return row if row is not None and row.active_run_id != run_id else None
+
+
+def _wound_down(port: Port, thread_id: str, run_id: str, clock: Clock) -> ThreadRow | None:
+    """The thread's row once the provider that outlived `run_id` no longer runs (the
+    `runaway_provider` finding cleared: its turn ended, its provider thread went idle)."""
+    row = port.supervisor.row(thread_id, clock())
+    return row if row is not None and runaway_run(row) != run_id else None
 
 
 def _status(row: ThreadRow) -> str:
@@ -61,8 +69,24 @@ async def force_stop(port: Port, thread_id: str, run_id: str, *, report: Report,
                      reason: str = FORCE_REASON) -> Outcome:
     """Level 3 (delegation.md §9.1): detach the thread's live provider sessions, one at a time,
     until the stream shows the run ended; this ends a run that no longer hears from its
-    provider (the seed 004 hang). Other threads sharing a detached session lose it too.
-    `value`: the outcome of each detach sent; `extra["session"]`: the one that ended it."""
+    provider (the seed 004 hang). On a runaway (`run_id` ended interrupted, its provider
+    runs on: T3 #5587) it ends that provider's turn: confirmed once the finding clears.
+    Other threads sharing a detached session lose it too. `value`: the outcome of each
+    detach sent; `extra["session"]`: the one that ended it; `extra["runaway"]`: True when
+    it was a runaway's."""
+    row = port.supervisor.row(thread_id, clock())
+    runaway = row is not None and row.active_run_id != run_id and runaway_run(row) == run_id
+    if runaway:
+        def confirmed() -> ThreadRow | None:
+            return _wound_down(port, thread_id, run_id, clock)
+        done = f"force-stopped: the provider that ran on after run {run_id} has stopped"
+        not_done = (f"session detached, but the provider of run {run_id} still ran after "
+                    f"{timeout:g}s")
+    else:
+        def confirmed() -> ThreadRow | None:
+            return _ended(port, thread_id, run_id, clock)
+        done = ""
+        not_done = f"session detached, but run {run_id} was still active after {timeout:g}s"
     report("pending", "Finding the thread's provider sessions…")
     sessions = await port.live_sessions(thread_id)
     if not sessions:
@@ -75,18 +99,19 @@ async def force_stop(port: Port, thread_id: str, run_id: str, *, report: Report,
                                         provider_session_id=session_id, reason=reason)
         step = await send_and_confirm(
             port, command, report=report, timeout=timeout,
-            confirmed=lambda: _ended(port, thread_id, run_id, clock),
+            confirmed=confirmed,
             doing=f"Detaching provider session {session_id}",
-            done=lambda row: f"force-stopped: run {run_id} ended ({_status(row)})",
-            not_done=f"session detached, but run {run_id} was still active after {timeout:g}s",
+            done=lambda row: done or f"force-stopped: run {run_id} ended ({_status(row)})",
+            not_done=not_done,
         )
         steps.append(step)
         if step.kind in ("ok", "unknown"):  # done, or the socket is gone: stop here
             return Outcome(step.kind, step.text, row=step.row, message=step.message,
-                           command=step.command, value=steps, extra={"session": session_id})
+                           command=step.command, value=steps,
+                           extra={"session": session_id, "runaway": runaway})
     last = steps[-1]
     return Outcome(last.kind, last.text, message=last.message, detail=last.detail,
-                   command=last.command, value=steps)
+                   command=last.command, value=steps, extra={"runaway": runaway})
 
 
 StepKind = Literal["ended_before", "stopped", "ended", "refused", "not_stopped"]

@@ -6,7 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from t3tui.model import SupervisorView, ThreadRow
+from t3tui.model.findings import RUNAWAY_PROVIDER
 from t3tui.model.forwarding import stop_order
+
+FORCE_CONSEQUENCE = ("detaches its provider session, which ends a run whose provider no longer "
+                     "answers; other threads sharing that session lose it too")
+RUNAWAY_CONSEQUENCE = ("its run already ended, but its provider turn runs on: detaching its "
+                       "provider session stops that turn and its processes; other threads "
+                       "sharing that session lose it too")
 
 
 @dataclass(frozen=True)
@@ -19,6 +26,25 @@ class InterruptChoice:
     run_id: str
     title: str
     consequence: str
+    stops: str = ""  # what it stops, when not "run RUN of TITLE" (a runaway's provider)
+
+
+def runaway_run(row: ThreadRow) -> str | None:
+    """The run whose provider ran on after it ended interrupted (T3 #5587: the
+    `runaway_provider` finding on `row`, which has no active run): what a forced stop ends.
+    None otherwise."""
+    if row.active_run_id is not None:
+        return None
+    for finding in row.findings:
+        run_id = finding.evidence.get("runId") if finding.kind == RUNAWAY_PROVIDER else None
+        if isinstance(run_id, str) and run_id:
+            return run_id
+    return None
+
+
+def stoppable_run(row: ThreadRow) -> str | None:
+    """The run a forced stop of `row` acts on: its active run, else a runaway's run."""
+    return row.active_run_id or runaway_run(row)
 
 
 def _title(row: ThreadRow) -> str:
@@ -44,9 +70,15 @@ def interrupt_choices(view: SupervisorView, row: ThreadRow, *,
     """Least destructive first (delegation.md §9.1): for a parent blocked in a wait, stop the
     child it waits on (level 1) or the parent's own run (level 2); otherwise the row's run.
     With `force` (the row looks stuck, or an interrupt did not land), also level 3: detach
-    its provider session."""
+    its provider session. A runaway (its run ended, its provider runs on) has only that."""
     if row.active_run_id is None:
-        return []
+        runaway = runaway_run(row)
+        if runaway is None:
+            return []
+        return [InterruptChoice(
+            key=f"force:{row.id}", label="Force stop", thread_id=row.id, run_id=runaway,
+            title=_title(row), consequence=RUNAWAY_CONSEQUENCE,
+            stops=f"the provider of “{_title(row)}” (run {runaway} ended interrupted)")]
     choices = []
     for child in blocking_children(view, row):
         assert child.active_run_id is not None
@@ -89,10 +121,7 @@ def interrupt_choices(view: SupervisorView, row: ThreadRow, *,
             thread_id=row.id,
             run_id=row.active_run_id,
             title=_title(row),
-            consequence=(
-                "detaches its provider session, which ends a run whose provider no longer "
-                "answers; other threads sharing that session lose it too"
-            ),
+            consequence=FORCE_CONSEQUENCE,
         ))
     return choices
 

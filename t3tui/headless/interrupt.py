@@ -7,7 +7,9 @@ stream, then prints what stopped and what did not (exit 0 only when all did).
 `--child` targets the child whose result a hung wait call of THREAD is blocked on; `--parent`
 targets THREAD's parent. Success is reported only when the stream shows the run no longer
 active; otherwise it says plainly that the interrupt did not land in time. `--force` sends the
-forced stop instead (`t3tui.actions.force_stop`), for a run whose interrupt did not land.
+forced stop instead (`t3tui.actions.force_stop`), for a run whose interrupt did not land or a
+runaway provider (its run ended interrupted, its turn runs on: T3 #5587), which a plain
+interrupt cannot stop: it says so and names the forced stop.
 """
 
 from __future__ import annotations
@@ -47,9 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="THREAD and every active descendant, deepest first")
     parser.add_argument(
         "--force", action="store_true",
-        help="forced stop, for a run whose interrupt did not land: detach its provider "
-             "session (as the app's forced stop does); other threads sharing that session "
-             "lose it too")
+        help="forced stop, for a run whose interrupt did not land or a provider that runs on "
+             "after its run ended (runaway): detach its provider session (as the app's "
+             "forced stop does); other threads sharing that session lose it too")
     common.add_timeout(parser, "wait S seconds for the run to end (default: 15)", 15.0)
     common.add_server_arguments(parser)
 
@@ -89,12 +91,17 @@ async def interrupt(on: OnThread, out: Console, args: argparse.Namespace) -> int
         return await interrupt_tree(on, out, args)
     target = pick_target(on.view, on.row, args)
     title = title_of(target, target.id)
+    if args.force and actions.stoppable_run(target) is not None:
+        return await force_stop(on, out, target, args.timeout)
     run_id = target.active_run_id
     if run_id is None:
-        out.print(Text("nothing to interrupt: no active run · ").append(title))
+        runaway = actions.runaway_refusal(target)
+        if runaway is None:
+            out.print(Text("nothing to interrupt: no active run · ").append(title))
+            return EXIT_FLAGGED
+        out.print(Text(f"{runaway} · ").append(title))
+        out.print(f"t3tui interrupt {common.printable_id(on.view, target)} --force")
         return EXIT_FLAGGED
-    if args.force:
-        return await force_stop(on, out, target, args.timeout)
     outcome = await actions.interrupt(on.port, target.id, run_id, report=no_report,
                                       clock=common.now, timeout=args.timeout)
     if not common.answered(outcome, out):
@@ -120,7 +127,7 @@ async def force_stop(on: OnThread, out: Console, target: ThreadRow, timeout: flo
     """`--force`: the app's forced stop (`actions.force_stop`: detach the thread's live
     provider sessions until its run ends); the exit code."""
     title = title_of(target, target.id)
-    run_id = target.active_run_id
+    run_id = actions.stoppable_run(target)
     assert run_id is not None
     outcome = await actions.force_stop(on.port, target.id, run_id, report=no_report,
                                        clock=common.now, timeout=timeout)
@@ -129,6 +136,13 @@ async def force_stop(on: OnThread, out: Console, target: ThreadRow, timeout: flo
         return EXIT_FLAGGED
     for step in outcome.value:  # each refused detach, verbatim, before the next was tried
         common.answered(step, out)
+    if outcome.extra.get("runaway") and outcome.kind in ("ok", "not_confirmed"):
+        style = "bold green" if outcome.ok else "yellow"
+        out.print(Text(f"{outcome.text} · ", style=style).append(title))
+        if outcome.ok:
+            out.print(Text(f"detached provider session {outcome.extra['session']}",
+                           style="dim"))
+        return EXIT_OK if outcome.ok else EXIT_FLAGGED
     if outcome.ok:
         row = outcome.row
         status = row.run_status if row.active_run_id is None else "ended"

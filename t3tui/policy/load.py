@@ -1,7 +1,7 @@
 """Policy files: TOML read and checked up front, and the recommended set.
 
 Everything is checked before anything runs: an unknown finding or rule, action, key or
-duration, or a stop on a finding whose run already ended, is one `PolicyError` line naming
+duration, or an interrupt on a finding whose run already ended, is one `PolicyError` line naming
 the file and the entry (`policy 2 (when = "no-progres")`), and no policy of that file is
 used.
 
@@ -33,9 +33,9 @@ from typing import Any, Final
 from t3tui.policy.spec import (
     ACTIONS,
     KINDS,
+    NEEDS_ACTIVE_RUN,
     RULES,
     RUN_ENDED,
-    STOPS_A_RUN,
     Limits,
     Notify,
     Policy,
@@ -93,10 +93,10 @@ def _entry(number: int, raw: Any, where: str) -> Policy:
     for step in steps:
         if step not in ACTIONS:
             raise PolicyError(f"{at}: unknown action {step!r} (known: {', '.join(ACTIONS)})")
-    stop = next((s for s in steps if s in STOPS_A_RUN), None)
+    stop = next((s for s in steps if s in NEEDS_ACTIVE_RUN), None)
     if stop is not None and normal_when(when) in RUN_ENDED:
         raise PolicyError(f"{at}: {stop} needs an active run, and this finding is about a run "
-                          "that already ended (its provider runs on): use notify")
+                          "that already ended (its provider runs on): use force-stop")
     if len(set(steps)) != len(steps):
         raise PolicyError(f"{at}: do names an action twice")
     notify = _notify(raw.get("notify"), at)

@@ -30,7 +30,7 @@ Records = Callable[[str], object]
 # run would load them and forward only if they do not carry the result yet (`actions.forward`)
 FORWARD_UNCHECKED = ("would send, once the parent's messages show it was not forwarded "
                      "already")
-AVAILABILITY = {"checkin": "checkin", "interrupt": "interrupt", "force-stop": "interrupt",
+AVAILABILITY = {"checkin": "checkin", "interrupt": "run_interrupt", "force-stop": "force_stop",
                 "stop-tree": "stop_tree", "dispose": "dispose", "acknowledge": "acknowledge",
                 "settle": "settle"}
 
@@ -135,7 +135,8 @@ async def _one(action: str, port: KeepingPort, thread_id: str, first: ThreadRow,
     if why is not None:
         return Outcome("unavailable", why)
     common = {"report": no_report, "clock": clock, "timeout": timeout}
-    run_id = row.active_run_id or first.active_run_id or ""
+    # the active run; for a forced stop of a runaway, the run its provider outlived
+    run_id = actions.stoppable_run(row) or actions.stoppable_run(first) or ""
     if action == "interrupt":
         return await actions.interrupt(port, thread_id, run_id, reason=reason, **common)
     if action == "force-stop":

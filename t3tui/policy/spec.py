@@ -32,10 +32,11 @@ KINDS: Final = frozenset({STUCK, SERIALIZED_WAIT, PHANTOM_CHILD, UNDELIVERED_RES
                           ORPHANED_DELIVERY, PROVIDER_FINISHED_UNHEARD, RUNAWAY_PROVIDER,
                           DUPLICATE_CHILD})
 RULES: Final = frozenset(RULE_RANK)
-# Findings about a run that already ended (interrupted, its provider runs on): a stop of the
-# thread's run, which needs an active run, can never apply to them.
+# Findings about a run that already ended (interrupted, its provider runs on): an interrupt,
+# which needs an active run, can never apply to them; the forced stop can (it detaches the
+# provider session the runaway turn still runs in: T3 #5587).
 RUN_ENDED: Final = frozenset({RUNAWAY_PROVIDER, "provider-active-after-interrupt"})
-STOPS_A_RUN: Final = ("interrupt", "force-stop")
+NEEDS_ACTIVE_RUN: Final = ("interrupt",)
 
 _UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")

@@ -96,10 +96,7 @@ def test_limits_are_read() -> None:
     ('[[policy]]\nwhen = "stuck"\nafter = "1m"\ndo = "notify"', "'notify' in do and a notify table"),
     ('[[policy]]\nwhen = "stuck"\nafter = "1m"\ndo = "notify"\nnotify = { url = "ftp://x" }',
      "notify url must start with http"),
-    # the run already ended: a stop can never apply (found running watch --act on the
-    # runaway-provider scenario: "force-stop unavailable: no active run to interrupt")
-    ('[[policy]]\nwhen = "provider-active-after-interrupt"\nafter = "1m"\ndo = "force-stop"',
-     "f: policy 1 (when = 'provider-active-after-interrupt'): force-stop needs an active run"),
+    # the run already ended: an interrupt can never apply (the forced stop can: below)
     ('[[policy]]\nwhen = "runaway-provider"\nafter = "1m"\ndo = ["notify", "interrupt"]\n'
      'notify = { command = "true" }', "f: policy 1 (when = 'runaway-provider'): interrupt needs"),
     ('[policies]\nper_hour = -1', "f: [policies] per_hour: a whole number >= 0"),
@@ -137,3 +134,14 @@ def test_the_recommended_set_is_the_documented_text() -> None:
         ("interrupt-not-landed", ("force-stop",)),
     ]
     assert all(p.after_s >= 30 for p in policies.policies)
+
+
+@pytest.mark.parametrize("when", ["provider-active-after-interrupt", "runaway_provider"])
+def test_a_forced_stop_of_a_runaway_provider_loads_and_an_interrupt_of_it_does_not(
+        when: str) -> None:
+    # the run already ended, so an interrupt has nothing to act on; the forced stop detaches
+    # the provider session the runaway turn still runs in (T3 #5587)
+    [policy] = parse_text(f'[[policy]]\nwhen = "{when}"\nafter = "1m"\ndo = "force-stop"', "f").policies
+    assert policy.do == ("force-stop",)
+    with pytest.raises(PolicyError, match=r"interrupt needs an active run.*use force-stop"):
+        parse_text(f'[[policy]]\nwhen = "{when}"\nafter = "1m"\ndo = "interrupt"', "f")

@@ -233,7 +233,8 @@ class Actions:
         for i, choice in enumerate(choices):
             body.append("\n" if i else "")
             body.append(f"• {choice.label}", style="bold")
-            body.append(f"\n  stops run {choice.run_id} of {_quoted(choice.title)}: ")
+            stops = choice.stops or f"run {choice.run_id} of {_quoted(choice.title)}"
+            body.append(f"\n  stops {stops}: ")
             body.append(choice.consequence)
         buttons = [Choice(c.key, c.label, "warning" if c.key.startswith("child:") else "error")
                    for c in choices]

@@ -32,7 +32,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("checkin", "c", "checkin", "Check-in",
                "send 'Reply exactly PONG', watch for it until a deadline"),
     ActionSpec("interrupt", "i", "interrupt", "Interrupt",
-               "stop a run: the thread's, or for a hung wait the child's"),
+               "stop a run (a hung wait: its child's); a runaway: forced stop"),
     ActionSpec("stop_tree", "I", "stop_tree", "Stop tree",
                "interrupt the thread and every active descendant, deepest first", show=False),
     ActionSpec("forward", "F", "forward", "Forward",

@@ -270,7 +270,8 @@ class Renderer:
         screen.query_one(DetailPane).show(row, view, self.app.source.transcripts, now, statuses,
                                         self.app.key_for("answer"), hint=hint, raw=self.app.raw_ids,
                                         raw_key=self.app.key_for("raw"),
-                                        checkin_expect=self.app.config.checkin_expect)
+                                        checkin_expect=self.app.config.checkin_expect,
+                                        interrupt_key=self.app.key_for("interrupt"))
         screen.query_one(TimelineView).show(row, view, self.app.source.transcripts, now)
         shown = len(tree.nodes)
         if self.app.autopilot and changed is None and live:

@@ -14,6 +14,7 @@ from t3tui.tui.app.messages import ActionStatus
 from t3tui.tui.sources.transcripts import Transcript
 from t3tui.tui.view.labels import RowStyles, age, clock, duration, glyph, provider_text, word
 from t3tui.words.names import display_id, humanize
+from t3tui.words.remedy import remedy
 from t3tui.words.story import story
 
 LABEL_WIDTH = 10
@@ -128,6 +129,7 @@ def render_detail(
     *,
     actions: list[ActionStatus] | None = None,
     answer_key: str = "a",
+    interrupt_key: str = "i",
     raw: bool = False,
     raw_key: str = "v",
     checkin_expect: str = "PONG",
@@ -180,6 +182,8 @@ def render_detail(
         for line in timeline:
             text.append("\n      " + line, style=styles.dim)
         text.append(f"\n      ({raw_key}: raw evidence)", style=styles.dim)
+        if (cure := remedy(finding)) is not None:
+            text.append(f"\n    → {cure} (press {interrupt_key})")
     _field(text, "Provider", styles)
     who = [provider_text(row) or "unknown provider"]
     if row.origin:

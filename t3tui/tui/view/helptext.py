@@ -52,7 +52,8 @@ def help_text(keys: Mapping[str, str], display: Callable[[str], str], *,
     text.append("  ⚑ marker      ", style="")
     text.append(" findings: stuck (also a stop that never landed), serialized, phantom,\n"
                 "                 undelivered, orphaned, runaway (provider runs on after an\n"
-                "                 interrupt), duplicate (re-delegated after a dead wait)\n", style="dim")
+                "                 interrupt: i offers the forced stop), duplicate\n"
+                "                 (re-delegated after a dead wait)\n", style="dim")
     text.append("\nFilter (/)\n", style="bold")
     text.append(f"  {SYNTAX_HELP}\n", style="dim")
     text.append("\nTimeline\n", style="bold")

@@ -79,13 +79,15 @@ class DetailPane(StyledStatic):
     def show(self, row: ThreadRow | None, view: SupervisorView | None,
              transcripts: TranscriptStore, now: datetime, actions: list[ActionStatus],
              answer_key: str, *, hint: str | None = None, raw: bool = False,
-             raw_key: str = "v", checkin_expect: str = "PONG") -> None:
+             raw_key: str = "v", checkin_expect: str = "PONG",
+             interrupt_key: str = "i") -> None:
         if row is None and hint:
             self.set_text(Text(hint))
             return
         transcript = transcripts.get(row.id) if row is not None else transcripts.get("")
         self.set_text(render_detail(row, view, transcript, now, self.row_styles(),
-                                    actions=actions, answer_key=answer_key, raw=raw,
+                                    actions=actions, answer_key=answer_key,
+                                    interrupt_key=interrupt_key, raw=raw,
                                     raw_key=raw_key, checkin_expect=checkin_expect))
 
 
