@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,6 +29,11 @@ SHAPE_FACTS = frozenset({"visible", "has_record"})
 # children, undelivered children); most rows share the empty one.
 Parts = tuple[tuple[TaskFacts, ...], int, int, int]
 NO_PARTS: Parts = ((), 0, 0, 0)
+# the row fields `_own_values` gives, in its order
+OWN_FIELDS = ("title", "state", "state_reason", "state_since", "settled", "run_status",
+              "activity_run_status", "active_run_id", "run_started_at", "provider", "model",
+              "creation_source", "location", "pending_request", "latest_message",
+              "last_activity_at", "overlays", "findings", "subscribed")
 VerdictFn = Callable[[str, datetime], "CheckInVerdict | None"]
 
 
@@ -76,7 +81,9 @@ class Assembler:
             created = task.started_at
         return (created or _EPOCH, thread_id)
 
-    def visible_children(self, thread_id: str) -> list[str]:
+    def visible_children(self, thread_id: str) -> Sequence[str]:
+        if thread_id not in self.ix.children:
+            return ()  # a leaf: most threads of a big tree
         kids = self._kids.get(thread_id)  # the tree does not change within one pass
         if kids is None:
             kids = [c for c in self.ix.children.get(thread_id, ()) if self.visible(c)]
@@ -276,23 +283,22 @@ class Assembler:
             return (*derived, "stale")
         return derived
 
-    def _own_fields(self, thread_id: str, task: TaskFacts | None,
+    def _own_values(self, thread_id: str, task: TaskFacts | None,
                     changed: Collection[str] | None = None,
-                    kept: Parts | None = None) -> dict[str, Any]:
-        """The fields of a row that come from the thread's own facts and its state."""
+                    kept: Parts | None = None) -> tuple[Any, ...]:
+        """The fields of a row that come from the thread's own facts and its state, in the
+        order of `OWN_FIELDS` (a tuple: `row` passes them on without a dict of them)."""
         result, findings, ctx = self.derived(thread_id, changed, kept)
         own, rec = ctx.own, self.ix.records[thread_id]
         since, overlays = self._state(thread_id, result, rec)
-        return dict(
-            title=own.title if own.has_record else ((task.title if task else None) or thread_id),
-            state=result.state, state_reason=result.reason, state_since=since,
-            settled=own.settled, run_status=own.status, activity_run_status=own.activity,
-            active_run_id=own.active_run_id, run_started_at=own.run_started_at,
-            provider=own.provider, model=own.model, creation_source=own.creation_source,
-            location=(rec.location if rec.shell else "active") if own.has_record else "unknown",
-            pending_request=own.pending, latest_message=own.latest_message,
-            last_activity_at=own.last_activity_at, overlays=overlays,
-            findings=tuple(findings), subscribed=own.subscribed)
+        return (
+            own.title if own.has_record else ((task.title if task else None) or thread_id),
+            result.state, result.reason, since, own.settled, own.status, own.activity,
+            own.active_run_id, own.run_started_at, own.provider, own.model,
+            own.creation_source,
+            (rec.location if rec.shell else "active") if own.has_record else "unknown",
+            own.pending, own.latest_message, own.last_activity_at, overlays, tuple(findings),
+            own.subscribed)
 
     def patch_row(self, old: ThreadRow, changed: Collection[str],
                   kept: Parts | None = None) -> ThreadRow:
@@ -305,17 +311,19 @@ class Assembler:
         task = self.task_of(old.id)
         new = object.__new__(ThreadRow)
         new.__dict__.update(old.__dict__)
-        new.__dict__.update(self._own_fields(old.id, task, changed, kept))
+        new.__dict__.update(zip(OWN_FIELDS, self._own_values(old.id, task, changed, kept),
+                                strict=True))
         if TASK_ROW in changed:
-            new.__dict__.update(self._task_fields(task, self.derived(old.id)[2]))
+            origin, info = self._task_values(task, self.derived(old.id)[2])
+            new.__dict__.update(origin=origin, task=info)
         return new
 
-    def _task_fields(self, task: TaskFacts | None, ctx: ThreadContext) -> dict[str, Any]:
-        """The fields of a row that come from its task row in its parent."""
-        return dict(
-            origin=task.origin if task else None,
-            task=task.as_info(self.now, ctx.parent.cohorts.get(task.run_id or "")
-                              if ctx.parent is not None else None) if task else None)
+    def _task_values(self, task: TaskFacts | None, ctx: ThreadContext) -> tuple[Any, Any]:
+        """(origin, task) of a row: the fields that come from its task row in its parent."""
+        if task is None:
+            return None, None
+        return task.origin, task.as_info(
+            self.now, ctx.parent.cohorts.get(task.run_id or "") if ctx.parent is not None else None)
 
     def row(self, thread_id: str, depth: int) -> ThreadRow:
         ctx = self.derived(thread_id)[2]
@@ -327,14 +335,15 @@ class Assembler:
         else:
             child_counts = {}  # a leaf: most rows of a big tree
         task = ctx.task
-        parent_visible = rec.parent is not None and self.visible(rec.parent)
+        parent = rec.parent
+        orphan = parent is not None and not self.visible(parent)
+        origin, info = self._task_values(task, ctx)
+        (title, state, reason, since, settled, run_status, activity, active_run_id,
+         run_started_at, provider, model, creation_source, location, pending, latest_message,
+         last_activity_at, overlays, findings, subscribed) = self._own_values(thread_id, task)
+        # positional, in the dataclass's field order (a row per thread of a first tree)
         return ThreadRow(
-            id=thread_id,
-            parent_id=rec.parent,
-            depth=depth,
-            children=tuple(kids),
-            orphan=rec.parent is not None and not parent_visible,
-            child_counts=child_counts,
-            **self._task_fields(task, ctx),
-            **self._own_fields(thread_id, task),
-        )
+            thread_id, title, parent, depth, tuple(kids), state, reason, since, settled,
+            run_status, activity, active_run_id, run_started_at, provider, model, origin,
+            creation_source, location, orphan, info, pending, latest_message,
+            last_activity_at, overlays, child_counts, findings, subscribed)

@@ -147,10 +147,11 @@ class OwnFacts:
     @property
     def last_activity_at(self) -> datetime | None:
         # `latest` of the three, written out: every running row's no-progress rule reads it
-        best = self.agent_progress_at
-        for at in (self.shell_updated_at, self.run_started_at):
-            if at is not None and (best is None or at > best):
-                best = at
+        best, shell, run = self.agent_progress_at, self.shell_updated_at, self.run_started_at
+        if shell is not None and (best is None or shell > best):
+            best = shell
+        if run is not None and (best is None or run > best):
+            best = run
         return best
 
 
