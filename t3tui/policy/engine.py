@@ -60,15 +60,24 @@ class Engine:
         """Every row of a whole view (the baseline)."""
         self.rows_changed({row.id: row for row in rows})
 
-    def rows_changed(self, changed: Mapping[str, ThreadRow | None]) -> None:
+    def rows_changed(self, changed: Mapping[str, ThreadRow | None]) -> bool:
+        """Take what changed; True when a finding appeared or cleared (news to judge), not
+        when only a finding's words moved on (its age)."""
         self.tree.update(changed)
+        news = False
         for thread_id, row in changed.items():
+            held = self._findings.get(thread_id, ())
             if row is None or not row.findings:
+                news = news or bool(held)
                 self._findings.pop(thread_id, None)
             else:
-                self._findings[thread_id] = tuple(row.findings)
+                findings = tuple(row.findings)
+                news = news or len(held) != len(findings) or \
+                    {f.key for f in held} != {f.key for f in findings}
+                self._findings[thread_id] = findings
             if row is not None:
                 self._titles[thread_id] = row.title
+        return news
 
     def forget_except(self, shown: Mapping[str, object]) -> None:
         """A whole view: threads no longer shown have no findings."""

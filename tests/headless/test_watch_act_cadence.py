@@ -1,0 +1,83 @@
+"""`watch --act` evaluates its policies again when what they judge changed (a finding
+appeared or cleared, the connection, the switch) and otherwise once a second, not at every
+look (issue 25: `watch` CPU; an evaluation reads every finding of every thread). A stream of
+many small batches (the soak's replay server, a real websocket server in a child process),
+whose 2 % of threads with no progress keep their findings, is watched in-process with the
+CLI's own arguments and policies."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
+
+from benchmarks.procs import ChildServer
+from t3tui.backend.testing import wait_until
+from t3tui.cli import build_parser
+from t3tui.client.secret import Secret, Target
+from t3tui.client.session import Session
+from t3tui.headless.acting import EVALUATE_S, Acting, policies_from
+from t3tui.headless.watch import Printer, watch
+from t3tui.model import Supervisor
+
+pytestmark = pytest.mark.e2e
+
+THREADS, RATE, ITEMS = 100, 300.0, 600  # two seconds of small batches on many streams
+POLICY = '[[policy]]\nwhen = "no-progress"\nafter = "1h"\ndo = "checkin"\n'
+
+
+async def test_watch_act_evaluates_again_on_news_or_once_a_second(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    (tmp_path / "policies.toml").write_text(POLICY)
+    server = ChildServer("benchmarks.replay_server", "--threads", str(THREADS), "--events",
+                         str(ITEMS), "--item-ms", str(1000 / RATE), "--rate", str(RATE),
+                         "--wait-go")
+    async with server:
+        args = build_parser().parse_args(
+            ["watch", "--act", "--dry-run", "--ndjson", "--no-provider-records",
+             "--policy", str(tmp_path / "policies.toml"), "--url", server.url])
+        sup = Supervisor()
+        session = Session(Target(server.url, Secret("bench-token")), sup)
+        printer = Printer(ndjson=True)
+        acting = Acting(args, session, sup, printer.policy, *policies_from(args))
+        evaluations: list[tuple[float, frozenset]] = []
+        evaluate = acting.engine.tick
+
+        def noted(*a, **k):  # type: ignore[no-untyped-def]
+            held = frozenset(f.key for fs in acting.engine._findings.values() for f in fs)
+            evaluations.append((time.monotonic(), held))
+            return evaluate(*a, **k)
+
+        acting.engine.tick = noted  # type: ignore[method-assign]
+        runner = asyncio.create_task(session.run())
+        watcher = None
+        try:
+            await session.wait_synchronized(60)
+            watcher = asyncio.create_task(watch(session, sup, printer, acting))
+            await wait_until(lambda: evaluations, timeout=10)
+            first = len(evaluations)
+            await server.send("go")
+            await server.result(60)  # every item sent and acked
+            done = len(evaluations)
+            await wait_until(lambda: len(evaluations) >= done + 2, timeout=10)  # and after it
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watcher
+            await acting.close(1)
+            await session.stop()
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+    looked = evaluations[first - 1:]
+    assert looked[-1][1], "no finding was held: the policies had nothing to judge"
+    early = [(round(b - a, 3), len(old), len(new)) for (a, old), (b, new)
+             in pairwise(looked) if b - a < EVALUATE_S * 0.99 and old == new]
+    assert not early, (
+        f"{len(looked)} evaluations; {len(early)} came within {EVALUATE_S} s of the last with "
+        f"the same findings held (gap s, held before, held after): {early[:5]}")
