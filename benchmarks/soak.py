@@ -10,7 +10,10 @@ from `/proc` every few seconds from the moment the stream starts:
   inflate it (it can only slow the stream down, which `burst s` shows).
 - RSS over time, and its growth after the first minute (a fifth of the run when shorter).
 
-`python -m benchmarks.soak [--tiny] [--minutes M] [--json PATH]`.
+`--consumers watch-act` measures `watch --act --dry-run` (the recommended policies) instead,
+or as well: the unattended supervisor's loop.
+
+`python -m benchmarks.soak [--tiny] [--minutes M] [--consumers ...] [--json PATH]`.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import contextlib
 import os
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -101,12 +105,23 @@ async def soak_one(consumer: str, threads: int, rate: float, seconds: float,
                          str(events), "--item-ms", str(1000 / rate), "--rate", str(rate),
                          "--wait-go")
     soak = Soak(consumer)
+    with tempfile.TemporaryDirectory() as tmp:
+        return await _soak_one(consumer, threads, server, soak, seconds, interval, Path(tmp))
+
+
+async def _soak_one(consumer: str, threads: int, server: ChildServer, soak: Soak,
+                    seconds: float, interval: float, scratch: Path) -> Soak:
     async with server:
+        env = dict(os.environ, T3TUI_TOKEN="bench-token")
         if consumer == "watch":
             argv = ["-m", "t3tui", "watch", "--ndjson", "--url", server.url]
+        elif consumer == "watch-act":
+            # the recommended policies, dry run: no config file or acted log of this machine's
+            argv = ["-m", "t3tui", "watch", "--ndjson", "--act", "--dry-run",
+                    "--no-provider-records", "--url", server.url]
+            env.update(XDG_CONFIG_HOME=str(scratch), T3TUI_ACTED_LOG=str(scratch / "acted"))
         else:
             argv = ["-m", "benchmarks.soak_app", server.url, str(threads)]
-        env = dict(os.environ, T3TUI_TOKEN="bench-token")
         proc = await asyncio.create_subprocess_exec(
             sys.executable, *argv, cwd=ROOT, env=env, stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
@@ -126,7 +141,7 @@ async def soak_one(consumer: str, threads: int, rate: float, seconds: float,
         finally:
             if proc.returncode is None:
                 proc.stdin.close()
-                if consumer == "watch":
+                if consumer.startswith("watch"):
                     proc.send_signal(signal.SIGINT)
                 try:
                     await asyncio.wait_for(proc.wait(), 30)
@@ -138,7 +153,8 @@ async def soak_one(consumer: str, threads: int, rate: float, seconds: float,
     return soak
 
 
-CONSUMERS = ("watch", "app")
+CONSUMERS = ("watch", "app")  # what `make bench` runs
+CHOICES = (*CONSUMERS, "watch-act")  # watch --act --dry-run: the policies' path, on demand
 
 
 async def measure(threads: int, rate: float, minutes: float, interval: float,
@@ -149,7 +165,8 @@ async def measure(threads: int, rate: float, minutes: float, interval: float,
                                    for c in consumers))
     report = Report(
         "soak", f"long-running cost: {threads:,} threads at {rate:g} items/s for "
-        f"{minutes:g} min, {' and '.join(consumers)} at once (the app headless)",
+        f"{minutes:g} min, {' and '.join(consumers)} at once"
+        + (" (the app headless)" if "app" in consumers else ""),
         ["consumer", "cpu s", "wall s", "cpu share", "burst s", f"RSS @{warmup:g}s MB",
          "RSS end MB", "growth after MB", "MB/min"])
     for soak in soaks:
@@ -194,8 +211,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tiny", action="store_true", help="seconds, not minutes")
     parser.add_argument("--minutes", type=float, default=None,
                         help="length of the stream (default 3; the issue's figure is 10)")
-    parser.add_argument("--consumers", nargs="+", choices=CONSUMERS, default=list(CONSUMERS),
-                        help="which consumers to run (default both)")
+    parser.add_argument("--consumers", nargs="+", choices=CHOICES, default=list(CONSUMERS),
+                        help="which consumers to run (default watch and app; watch-act is "
+                        "watch --act --dry-run with the recommended policies)")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     args = parser.parse_args(argv)
     print(f"machine: {machine()}", flush=True)
