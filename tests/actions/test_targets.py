@@ -3,6 +3,8 @@ the order a tree is stopped in, and why an action does not apply."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from t3tui.actions import (
@@ -10,9 +12,11 @@ from t3tui.actions import (
     interrupt_choices,
     parent_of,
     stop_targets,
+    stoppable_run,
     unavailable,
 )
-from t3tui.model import SupervisorView
+from t3tui.model import Finding, SupervisorView
+from t3tui.model.findings import RUNAWAY_PROVIDER
 from t3tui.tui.screenshots import NOW, REVIEW
 from t3tui.tui.sources.frames import FrameSource, load_frames
 
@@ -65,3 +69,24 @@ def test_why_an_action_does_not_apply(view: SupervisorView) -> None:
     assert unavailable("dispose", titled(view, "Scratch"), connected=True) == (
         "not a delegated child: it has no completion delivery")
     assert unavailable("interrupt", None, connected=True) == "no thread selected"
+
+
+def test_a_runaway_is_offered_the_forced_stop_alone_and_an_interrupt_names_it(
+        view: SupervisorView) -> None:
+    done = titled(view, "Tests")  # a run that ended: nothing to stop
+    assert done.active_run_id is None
+    assert interrupt_choices(view, done) == [] and stoppable_run(done) is None
+    for action in ("interrupt", "run_interrupt", "force_stop"):
+        assert unavailable(action, done, connected=True) == "no active run to interrupt"
+    # the same thread once its interrupted run's provider ran on (T3 #5587)
+    runaway = replace(done, findings=(Finding(
+        RUNAWAY_PROVIDER, done.id, "provider-active-after-interrupt", "runs on",
+        {"runId": "run-9"}),))
+    [choice] = interrupt_choices(view, runaway)
+    assert (choice.key, choice.run_id) == (f"force:{done.id}", "run-9")
+    assert "other threads sharing that session lose it too" in choice.consequence
+    assert stoppable_run(runaway) == "run-9"
+    assert unavailable("interrupt", runaway, connected=True) is None  # the app's key
+    assert unavailable("force_stop", runaway, connected=True) is None
+    refusal = unavailable("run_interrupt", runaway, connected=True)
+    assert refusal is not None and "run-9" in refusal and "forced stop" in refusal
