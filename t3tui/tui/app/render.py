@@ -84,13 +84,14 @@ class Renderer:
         # so we ring. The app's focus handlers tell `terminal_focus`.
         self._focus_reported = False
         self._terminal_focused = True
-        # a live app derives its rows at a clock that leaves out its own pause until the
-        # stream could have delivered what happened in it (a suspend: no false "stuck")
         self._derive_clock = OwnPauseClock(lambda: self.app.clock())
 
     def now(self) -> datetime:
-        """The time rows are derived at (the app's clock, but see `_derive_clock`)."""
-        if self.app.tick and hasattr(self.app.source, "live_sessions"):
+        """The time rows are derived at: live, a clock that leaves out the app's own pause
+        until the stream could have delivered what happened in it (no false "stuck" after a
+        suspend); a replay's clock is its own."""
+        if self.app.tick and hasattr(self.app.source, "live_sessions") \
+                and not self.app.triage.replaying:
             return self._derive_clock()
         return self.app.clock()
 
