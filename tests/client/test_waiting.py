@@ -44,7 +44,7 @@ async def test_a_wait_cancelled_in_the_same_turn_as_an_update_is_cancelled() -> 
 # `asyncio.wait_for` kept only where a lost cancellation cannot stall anything: the kill of an
 # agent's process group finishes on purpose even when its caller is cancelled, and a tool call
 # checks for the interrupt itself after it returns.
-WAIT_FOR_KEPT = {"t3tui/backend/provider/process.py": 2, "t3tui/backend/provider/agent.py": 1}
+WAIT_FOR_KEPT = {"t3tui/backend/provider/process.py": 1, "t3tui/backend/provider/agent.py": 1}
 
 
 def test_deadlines_are_asyncio_timeout_not_wait_for() -> None:
