@@ -125,7 +125,9 @@ async def interrupt(on: OnThread, out: Console, args: argparse.Namespace) -> int
 
 async def force_stop(on: OnThread, out: Console, target: ThreadRow, timeout: float) -> int:
     """`--force`: the app's forced stop (`actions.force_stop`: detach the thread's live
-    provider sessions until its run ends); the exit code."""
+    provider sessions until its run ends, or a runaway's provider stops); the exit code. What
+    it came to is the action's own sentence, as the app shows it: a refusal is the server's
+    words and nothing more (no detach happened)."""
     title = title_of(target, target.id)
     run_id = actions.stoppable_run(target)
     assert run_id is not None
@@ -135,24 +137,14 @@ async def force_stop(on: OnThread, out: Console, target: ThreadRow, timeout: flo
         out.print(Text(f"{outcome.text} · ", style="red").append(title))
         return EXIT_FLAGGED
     for step in outcome.value:  # each refused detach, verbatim, before the next was tried
-        common.answered(step, out)
-    if outcome.extra.get("runaway") and outcome.kind in ("ok", "not_confirmed"):
-        style = "bold green" if outcome.ok else "yellow"
-        out.print(Text(f"{outcome.text} · ", style=style).append(title))
-        if outcome.ok:
-            out.print(Text(f"detached provider session {outcome.extra['session']}",
-                           style="dim"))
-        return EXIT_OK if outcome.ok else EXIT_FLAGGED
+        common.answered(step, out)  # an unknown outcome stops here (exit 2)
+    if outcome.kind == "refused":
+        return EXIT_FLAGGED
+    style = "bold green" if outcome.ok else "yellow"
+    out.print(Text(f"{outcome.text} · ", style=style).append(title))
     if outcome.ok:
-        row = outcome.row
-        status = row.run_status if row.active_run_id is None else "ended"
-        out.print(Text(f"force-stopped: run {run_id} {status or 'ended'} · ",
-                       style="bold green").append(title))
         out.print(Text(f"detached provider session {outcome.extra['session']}", style="dim"))
-        return EXIT_OK
-    out.print(Text(f"detached, but run {run_id} was still active after {timeout:g}s · ",
-                   style="yellow").append(title))
-    return EXIT_FLAGGED
+    return EXIT_OK if outcome.ok else EXIT_FLAGGED
 
 
 async def interrupt_tree(on: OnThread, out: Console, args: argparse.Namespace) -> int:
