@@ -11,7 +11,9 @@ from datetime import datetime
 
 from t3tui.actions.targets import runaway_run
 from t3tui.model import ThreadRow
+from t3tui.model.findings import RUNAWAY_PROVIDER
 from t3tui.model.forwarding import forward_refusal, forwarded_refusal
+from t3tui.words.remedy import remedy
 
 # "interrupt" is the app's key (a run to interrupt, or a runaway provider to force-stop);
 # "run_interrupt" is `run.interrupt` alone, "force_stop" the forced stop alone
@@ -81,7 +83,8 @@ def runaway_refusal(row: ThreadRow) -> str | None:
     """Why an interrupt cannot stop a runaway provider, naming what does; None when `row`
     is not one."""
     run_id = runaway_run(row)
-    if run_id is None:
+    cure = next((c for f in row.findings if f.kind == RUNAWAY_PROVIDER
+                 and (c := remedy(f)) is not None), None)
+    if run_id is None or cure is None:
         return None
-    return (f"no active run to interrupt: run {run_id} ended interrupted but its provider "
-            "runs on; the forced stop (detach its provider session) ends it")
+    return f"no active run to interrupt: run {run_id} ended interrupted but its provider runs on; {cure}"

@@ -28,6 +28,7 @@ from t3tui.headless.render import title_of
 from t3tui.headless.thread_command import run_on_thread
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.model.labels import short_id
+from t3tui.words.remedy import remedy_command
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -100,7 +101,8 @@ async def interrupt(on: OnThread, out: Console, args: argparse.Namespace) -> int
             out.print(Text("nothing to interrupt: no active run · ").append(title))
             return EXIT_FLAGGED
         out.print(Text(f"{runaway} · ").append(title))
-        out.print(f"t3tui interrupt {common.printable_id(on.view, target)} --force")
+        ref = common.printable_id(on.view, target)
+        out.print(Text(next(c for f in target.findings if (c := remedy_command(f, ref)))))
         return EXIT_FLAGGED
     outcome = await actions.interrupt(on.port, target.id, run_id, report=no_report,
                                       clock=common.now, timeout=args.timeout)

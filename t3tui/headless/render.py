@@ -36,6 +36,7 @@ from t3tui.model.labels import (
 from t3tui.model.status_json import EnvironmentStatus
 from t3tui.model.wiretext import display_rich, display_text
 from t3tui.words.cells import detail_cell, findings_cell, title_cell
+from t3tui.words.remedy import remedy, remedy_command
 from t3tui.words.story import story
 
 STATE_STYLES = {
@@ -253,6 +254,9 @@ def finding_lines(out: Console, finding: Finding, view: SupervisorView,
     yield from wrapped(out, Text(one_line(sentence)), width)
     for line in timeline:
         yield from wrapped(out, Text(line, style="dim"), width, INDENT * 2)
+    if (cure := remedy(finding)) is not None:  # the app's detail pane says the same
+        command = remedy_command(finding, short_id(finding.thread_id))
+        yield from wrapped(out, Text(f"→ {cure}" + (f": {command}" if command else "")), width)
 
 
 def report(out: Console, view: SupervisorView, raw: bool = False) -> Iterator[Text]:

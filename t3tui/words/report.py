@@ -19,6 +19,7 @@ from typing import Any
 from t3tui.model import Finding
 from t3tui.model.labels import FINDING_WORDS, clock, evidence_value, one_line
 from t3tui.words.names import Rows, Threads, humanize, name_for
+from t3tui.words.remedy import remedy, remedy_command
 from t3tui.words.story import moments
 
 # what can start markup inside a line (CommonMark); line-start markers are handled apart
@@ -176,6 +177,7 @@ def _findings(doc: dict[str, Any], threads: Threads) -> list[str]:
                 "", md(humanize(finding["reason"], threads, where), line_start=True), ""]
         if told:
             out += [*(f"- {md(f'{clock(m.at)}  {m.text}')}" for m in told), ""]
+        out += _remedy(_finding(finding), doc)
         out += [f"- since: {hms(finding['since'])} UTC" if finding["since"] else "- since: ?",
                 f"- first flagged: {hms(finding['flaggedAt'])} UTC" if finding["flaggedAt"]
                 else "- first flagged: before the recording's first moment", ""]
@@ -185,6 +187,17 @@ def _findings(doc: dict[str, Any], threads: Threads) -> list[str]:
                     for key, value in finding["evidence"].items()]
             out.append("")
     return out
+
+
+def _remedy(finding: Finding, doc: dict[str, Any]) -> list[str]:
+    """What ends the finding (the app's detail pane says the same), and how to start it."""
+    cure = remedy(finding)
+    if cure is None:
+        return []
+    shown = {row["id"]: row["shortId"] for row in _lineage_rows(doc)}
+    command = remedy_command(finding, shown.get(finding.thread_id, finding.thread_id))
+    how = f"; from a shell: {code(command)}" if command else ""
+    return [f"Remedy: {md(cure)}{how}.", ""]
 
 
 def md_code(text: str) -> str:
