@@ -63,6 +63,29 @@ async def test_a_class_or_focus_change_repaints_without_laying_the_tree_out_agai
         assert tree._tree_lines_cached is lines, "the lines were laid out again (focus)"
         assert tree.has_focus
 
+
+async def test_a_new_height_repaints_without_laying_the_tree_out_again() -> None:
+    """The banner above the tree comes and goes with the connection, and the terminal grows:
+    the tree's height changes, its lines do not (Textual's Tree lays them all out again on
+    every resize, O(threads), the first tree paid one as its banner went away). A new width
+    does lay them out again, at that width."""
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        tree = app.query_one(ThreadTree)
+        lines = tree._tree_lines
+        height, width = tree.size.height, tree.size.width
+        await pilot.resize_terminal(SIZE[0], SIZE[1] + 6)
+        await until(lambda: tree.size.height > height, what="a taller tree")
+        await pilot.pause()
+        assert tree.size.width == width
+        assert tree._tree_lines_cached is lines, "the lines were laid out again (height)"
+        assert len(tree._tree_lines) == len(tree.nodes)
+        await pilot.resize_terminal(SIZE[0] - 30, SIZE[1] + 6)
+        await until(lambda: tree.size.width < width, what="a narrower tree")
+        await pilot.pause()
+        assert tree.virtual_size.width <= tree.scrollable_content_region.width
+
 def _big_frames() -> list[dict]:
     """A 2,000-thread shell (20 delegation families, 5 busy threads) and the families'
     thread streams, each synchronized: what a big server's first answer holds."""

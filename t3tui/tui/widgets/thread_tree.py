@@ -23,7 +23,6 @@ from textual import events
 from textual.binding import Binding
 from textual.message import Message
 from textual.scrollbar import ScrollBar
-from textual.widget import Widget
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
@@ -33,6 +32,7 @@ from t3tui.tui.view.table import Layout, header, layout, render_row, row_cells
 from t3tui.tui.widgets.row_node import RowNode
 from t3tui.tui.widgets.row_styles import ROW_COMPONENTS, RowStyled
 from t3tui.tui.widgets.scrollbar import SteadyScrollBar
+from t3tui.tui.widgets.tree_lines import KeptLinesTree
 
 TOGGLE_WIDTH = 2  # "▾ " on a row with children, two spaces on a leaf: titles line up
 
@@ -41,7 +41,7 @@ class TreeHeader(Static):
     """The column names over the tree-table; `ThreadTree` keeps it in step."""
 
 
-class ThreadTree(RowStyled, Tree[str]):
+class ThreadTree(RowStyled, KeptLinesTree):
     """A `Tree` whose node data is the thread id."""
 
     # Not the running glyph (▶): a toggle must not read as a state.
@@ -250,12 +250,6 @@ class ThreadTree(RowStyled, Tree[str]):
         top = self.scroll_offset.y
         return (0, 0) if self._tree_lines_cached is None else (top, top + self.size.height)
 
-    def process_label(self, label: str | Text) -> Text:
-        # the Tree keeps a label's first line; ours are one line already (no copy per node)
-        if isinstance(label, Text) and "\n" not in label.plain:
-            return label
-        return super().process_label(label)
-
     def get_label_width(self, node: TreeNode[str]) -> int:
         # every row line is the tree's width (`render_row`): no label drawn to measure it
         if isinstance(node, RowNode):
@@ -281,25 +275,18 @@ class ThreadTree(RowStyled, Tree[str]):
         self.look_generation += 1
         self._repaint()
 
-    def notify_style_update(self) -> None:
-        """A new style (a class such as `-stale`, focus, the theme) paints every line again
-        but moves none: not Tree's, which lays them all out again too (O(threads))."""
-        Widget.notify_style_update(self)
-        self._repaint()
-
-    def _repaint(self) -> None:
-        self._line_cache.clear()  # painted strips (keyed by `_updates`)
-        self._updates += 1
-        self.refresh()
-
     def _show_header(self) -> None:
         if self.header is not None:
             self.header.update(Text(header(self._layout, TOGGLE_WIDTH), no_wrap=True,
                                     overflow="crop"))
 
-    def on_resize(self, _event: events.Resize) -> None:
-        """Lay the rows out again at the new width (their ages catch up on the next
-        refresh); the first window brings a cursor placed before it into view."""
+    def on_resize(self, event: events.Resize) -> None:
+        """Lay the rows out again at a new width (their ages catch up on the next refresh);
+        a new height only paints them (not Tree's handler, which lays every line out again:
+        O(threads) each time the banner above comes or goes). The first window brings a
+        cursor placed before it into view."""
+        event.prevent_default()
+        self._line_cache.grow(event.size.height)
         if self._scroll_pending and self.size.height:
             self._scroll_pending = False
             if self.cursor_node is not None:
@@ -307,6 +294,9 @@ class ThreadTree(RowStyled, Tree[str]):
         look = self._drawn_with
         if look is not None and look[2] != self._width():
             self._look(look[1])
+            self._invalidate()  # the lines' widths (the virtual size) follow the layout's
+        else:
+            self._repaint()
 
     @staticmethod
     def _depth(node: TreeNode[str]) -> int:
