@@ -69,8 +69,8 @@ def time_slice(sup: Supervisor, items: Sequence[tuple[str | None, dict[str, Any]
 
 def count_calls(sup: Supervisor, items: Sequence[tuple[str | None, dict[str, Any]]],
                 world: World) -> dict[str, float]:
-    """Python function calls per item (a clock-free measure of work): reducer + detectors,
-    and the interest query."""
+    """Python function calls per item (a clock-free measure of work): the reducer alone,
+    reducer + detectors, and the interest query."""
     count = 0
 
     def profile(_frame: Any, event: str, _arg: Any) -> None:
@@ -78,7 +78,7 @@ def count_calls(sup: Supervisor, items: Sequence[tuple[str | None, dict[str, Any
         if event in ("call", "c_call"):
             count += 1
 
-    totals = {"reduce+detect": 0, "interest": 0}
+    totals = {"reduce": 0, "reduce+detect": 0, "interest": 0}
     for stream, item in items:
         count = 0
         sys.setprofile(profile)
@@ -86,6 +86,9 @@ def count_calls(sup: Supervisor, items: Sequence[tuple[str | None, dict[str, Any
             sup.apply_shell(item)
         else:
             sup.apply_thread(stream, item)
+        sys.setprofile(None)
+        totals["reduce"] += count
+        sys.setprofile(profile)
         for tid in sup.take_dirty():
             sup.row(tid, world.end)
         sys.setprofile(None)
@@ -98,10 +101,39 @@ def count_calls(sup: Supervisor, items: Sequence[tuple[str | None, dict[str, Any
     return {k: v / len(items) for k, v in totals.items()}
 
 
+FRAME_ITEMS = 100  # burst items between two frames at the app's cadence (see `frame_slice`)
+
+
+def frame_slice(sup: Supervisor, items: Sequence[tuple[str | None, dict[str, Any]]],
+                world: World) -> dict[str, float]:
+    """CPU seconds per item at the app's cadence: items applied, and after every FRAME_ITEMS
+    of them a frame (`threads_of_interest` + `changed_rows`), as the client and the screen
+    ask. CPU time, and frames counted in items rather than in time, so that neither a loaded
+    machine nor the client's own speed moves how much work a frame finds (in `ingest` a
+    slower run spans more frames, and its CPU per item grows with them)."""
+    apply_s = frame_s = 0.0
+    clock = time.process_time
+    for start in range(0, len(items), FRAME_ITEMS):
+        t0 = clock()
+        for stream, item in items[start:start + FRAME_ITEMS]:
+            if stream is None:
+                sup.apply_shell(item)
+            else:
+                sup.apply_thread(stream, item)
+        t1 = clock()
+        sup.threads_of_interest()
+        sup.changed_rows(world.end)
+        frame_s += clock() - t1
+        apply_s += t1 - t0
+    n = len(items)
+    return {"reduce@frames": apply_s / n, "frame@frames": frame_s / n}
+
+
 def per_event(sizes: Sequence[int], events: int, repeats: int) -> list[Report]:
     worlds = {n: build_world(WorldSpec(threads=n, events=events * (repeats + 1)))
               for n in sizes}
     sups = {n: loaded(w) for n, w in worlds.items()}
+    framed = {n: loaded(w) for n, w in worlds.items()}  # the same items, at frame cadence
     samples: dict[int, list[dict[str, float]]] = {n: [] for n in sizes}
     views: dict[int, list[float]] = {n: [] for n in sizes}
     for rep in range(repeats):
@@ -113,12 +145,14 @@ def per_event(sizes: Sequence[int], events: int, repeats: int) -> list[Report]:
             t0 = time.perf_counter()
             sups[n].view(worlds[n].end)
             views[n].append(time.perf_counter() - t0)
+            quiet_gc()
+            samples[n][-1].update(frame_slice(framed[n], items, worlds[n]))
     small, big = min(sizes), max(sizes)
     report = Report(
         "scaling", f"per-item cost at {small:,} vs {big:,} threads ({events} items x "
         f"{repeats} interleaved slices, medians)",
         ["part", f"us/item @{small:,}", f"us/item @{big:,}", "ratio"])
-    for part in ("reduce", "detect", "interest"):
+    for part in ("reduce", "detect", "interest", "reduce@frames", "frame@frames"):
         a = median([s[part] for s in samples[small]]) * 1e6
         b = median([s[part] for s in samples[big]]) * 1e6
         report.add(**{"part": part, f"us/item @{small:,}": a, f"us/item @{big:,}": b,
@@ -131,13 +165,16 @@ def per_event(sizes: Sequence[int], events: int, repeats: int) -> list[Report]:
         "detectors); interest: threads_of_interest(), which the client asks after every batch",
         "ratio = cost at the big size / cost at the small size: 1.0 is O(1) in threads",
         "view(now) is one full tree, per call, not per item (shown for scale)",
+        f"@frames: the same items on a second supervisor at the app's cadence, CPU time: "
+        f"reduce = applying them; frame = threads_of_interest + changed_rows after every "
+        f"{FRAME_ITEMS} items (what the facts' patches and rows cost once per frame), per item",
     ]
     calls = Report("scaling-calls", f"Python calls per item at {small:,} vs {big:,} threads "
                    f"(deterministic: the same {events} items at both sizes)",
                    ["part", f"calls @{small:,}", f"calls @{big:,}", "ratio"])
     counted = {n: count_calls(sups[n], worlds[n].burst[repeats * events:], worlds[n])
                for n in (small, big)}
-    for part in ("reduce+detect", "interest"):
+    for part in ("reduce", "reduce+detect", "interest"):
         a, b = counted[small][part], counted[big][part]
         calls.add(**{"part": part, f"calls @{small:,}": a, f"calls @{big:,}": b,
                      "ratio": ratio(b, a)})
