@@ -29,6 +29,13 @@ from t3tui.policy.tree import Tree
 CONFIRM_TIMEOUT_S = 20.0
 
 
+def _same_findings(held: tuple[Finding, ...], findings: tuple[Finding, ...]) -> bool:
+    """The same findings (kind and rule, in their ranked order), whatever their words say
+    now; a new order of the same ones reads as news, which costs one evaluation more."""
+    return len(held) == len(findings) and all(
+        a.rule == b.rule and a.kind == b.kind for a, b in zip(held, findings, strict=True))
+
+
 class Engine:
     def __init__(self, policies: PolicySet, *, clock: Clock, emit: Callable[[Decision], None],
                  dry_run: bool = False, timeout: float = CONFIRM_TIMEOUT_S,
@@ -72,8 +79,7 @@ class Engine:
                 self._findings.pop(thread_id, None)
             else:
                 findings = tuple(row.findings)
-                news = news or len(held) != len(findings) or \
-                    {f.key for f in held} != {f.key for f in findings}
+                news = news or not _same_findings(held, findings)
                 self._findings[thread_id] = findings
             if row is not None:
                 self._titles[thread_id] = row.title

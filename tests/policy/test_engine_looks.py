@@ -2,6 +2,8 @@
 --ndjson` prints it as its heartbeat (`"kind": "tick"`), so a reader can wait for "it looked
 at this thread again past that moment" instead of sleeping through a window."""
 
+from dataclasses import replace
+
 from t3tui.policy.engine import Engine
 from tests.policy.test_tree_guard import CHECKIN, at, quiet, row, unheard
 
@@ -21,3 +23,17 @@ def test_each_evaluation_is_counted_with_the_occurrences_a_policy_is_about() -> 
     engine.switch.set(False, "SIGUSR1")
     engine.tick(None, at(3), live=True, synchronized=True)  # type: ignore[arg-type]
     assert (engine.looks, engine.looked) == (2, ())  # switched off: nothing judged
+
+
+def test_rows_changed_says_when_a_finding_appeared_or_cleared_not_when_its_words_moved() -> None:
+    """What `watch --act` evaluates again on at once (else once a second)."""
+    engine = Engine(CHECKIN, clock=lambda: at(0), emit=lambda _d: None)
+    assert engine.rows_changed({"quiet": row("quiet", "stuck", findings=(quiet("quiet"),))})
+    older = replace(quiet("quiet"), reason="no progress for 5m")
+    assert not engine.rows_changed({"quiet": row("quiet", "stuck", findings=(older,))})
+    assert not engine.rows_changed({"other": row("other", "idle")})
+    assert engine.rows_changed({"quiet": row("quiet", "stuck", findings=(
+        older, unheard("quiet")))})
+    assert engine.rows_changed({"quiet": row("quiet", "idle")})  # cleared
+    assert engine.rows_changed({"quiet": row("quiet", "stuck", findings=(quiet("quiet"),)),
+                                "gone": None}) and not engine.rows_changed({"gone": None})
