@@ -27,9 +27,9 @@ def _counting(monkeypatch) -> list[str]:
     derived: list[str] = []
     real = Assembler.derived
 
-    def derived_(self, thread_id, changed=None):
+    def derived_(self, thread_id, *args, **kwargs):
         derived.append(thread_id)
-        return real(self, thread_id, changed)
+        return real(self, thread_id, *args, **kwargs)
 
     monkeypatch.setattr(Assembler, "derived", derived_)
     return derived
