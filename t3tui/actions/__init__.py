@@ -17,7 +17,7 @@ API note (read this before calling an action)
 - What it acts on (`targets.py`): `interrupt_choices(view, row, force=)` (the blocking child,
   the run, the forced stop: least destructive first; a runaway gets the forced stop alone),
   `stoppable_run(row)` (the active run, else a runaway's), `blocking_children`, `parent_of`,
-  `stop_targets(view, root_id)` (deepest first).
+  `stop_targets(view, root_id)` (deepest first, then its runaways for the forced stop).
 - The flows are `async def action(port, ..., *, report, clock, timeout, new_id) -> Outcome`:
   `interrupt(port, thread_id, run_id)`, `force_stop(port, thread_id, run_id)`,
   `stop_tree(port, targets, on_step=)`; `settle(port, thread_id)` after
@@ -70,11 +70,13 @@ from t3tui.actions.settle import (
     settle_delivery,
 )
 from t3tui.actions.targets import (
+    RUNAWAY_CONSEQUENCE,
     InterruptChoice,
     StopTarget,
     blocking_children,
     interrupt_choices,
     parent_of,
+    runaway_below,
     runaway_run,
     stop_targets,
     stoppable_run,
@@ -86,6 +88,7 @@ __all__ = [
     "INTERRUPT_REASON",
     "NEEDS_ROW",
     "NEEDS_SERVER",
+    "RUNAWAY_CONSEQUENCE",
     "Clock",
     "IdFactory",
     "InterruptChoice",
@@ -108,6 +111,7 @@ __all__ = [
     "parent_forwards",
     "parent_of",
     "respond",
+    "runaway_below",
     "runaway_refusal",
     "runaway_run",
     "send_and_confirm",

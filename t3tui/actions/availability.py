@@ -33,12 +33,14 @@ def unavailable(
     connected: bool,
     busy_actions: frozenset[str] = frozenset(),
     parent_forwards: dict[str, datetime | None] | None = None,
+    runaway_below: bool = False,
 ) -> str | None:
     """Why `action` cannot run on `row` now (one short line), or None when it can.
 
     `busy_actions` are action kinds already in flight on this thread (one at a time).
     `parent_forwards`: what the parent's messages already carry (`Supervisor.forwards`), so
-    a result forwarded once is not forwarded again.
+    a result forwarded once is not forwarded again. `runaway_below`: a runaway is in the
+    row's subtree (`targets.runaway_below`), so a tree stop has a forced stop to send.
     """
     if action not in NEEDS_ROW:
         return None
@@ -69,8 +71,8 @@ def unavailable(
     elif action == "answer" and row.pending_request is None:
         return "no pending approval or question"
     elif action == "stop_tree":
-        if row.active_run_id is None and not any(
-                n for state, n in row.child_counts.items() if state in BUSY_STATES):
+        busy_child = any(n for state, n in row.child_counts.items() if state in BUSY_STATES)
+        if not (row.active_run_id or busy_child or runaway_below or runaway_run(row)):
             return "nothing is running in this subtree"
     elif action == "forward":
         return forward_refusal(row) or forwarded_refusal(row, parent_forwards or {})

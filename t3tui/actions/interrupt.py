@@ -114,15 +114,17 @@ async def force_stop(port: Port, thread_id: str, run_id: str, *, report: Report,
                    command=last.command, value=steps, extra={"runaway": runaway})
 
 
-StepKind = Literal["ended_before", "stopped", "ended", "refused", "not_stopped"]
+StepKind = Literal["ended_before", "stopped", "ended", "forced", "refused", "not_stopped",
+                   "skipped"]
 
 
 @dataclass(frozen=True)
 class StopStep:
     """What became of one target of a tree stop: `ended_before` (it ended before its turn),
     `stopped` (our interrupt, confirmed), `ended` (refused, but the stream shows it ended on
-    its own), `refused` (the server's words in `refusal`), `not_stopped` (accepted, still
-    active after the timeout)."""
+    its own), `forced` (a runaway's forced stop, confirmed), `refused` (the server's words in
+    `message`, `detail`), `not_stopped` (accepted, still active after the timeout), `skipped`
+    (t3tui sent nothing: `message` says why)."""
 
     target: StopTarget
     kind: StepKind
@@ -132,7 +134,7 @@ class StopStep:
 
     @property
     def stopped(self) -> bool:
-        return self.kind in ("ended_before", "stopped", "ended")
+        return self.kind in ("ended_before", "stopped", "ended", "forced")
 
 
 async def stop_tree(port: Port, targets: list[StopTarget], *, report: Report, clock: Clock,
@@ -140,9 +142,9 @@ async def stop_tree(port: Port, targets: list[StopTarget], *, report: Report, cl
                     on_step: Callable[[StopStep], None] | None = None,
                     reason: str = INTERRUPT_REASON) -> Outcome:
     """Interrupt each target in order (deepest first: `targets.stop_targets`), each confirmed
-    from the stream before the next; `on_step` hears each target's end, the last report sums
-    up what stopped and what did not. `value`: the `StopStep`s. An unknown outcome stops the
-    walk (the socket is gone)."""
+    from the stream before the next, then force-stop each runaway target (`_stop_runaway`);
+    `on_step` hears each target's end, the last report sums up what stopped and what did not.
+    `value`: the `StopStep`s. An unknown outcome stops the walk (the socket is gone)."""
     steps: list[StopStep] = []
 
     def step(s: StopStep) -> None:
@@ -151,6 +153,15 @@ async def stop_tree(port: Port, targets: list[StopTarget], *, report: Report, cl
             on_step(s)
 
     for n, target in enumerate(targets, 1):
+        if target.runaway:
+            report("pending", f"Force-stopping {n}/{len(targets)}: {target.title} (its "
+                              f"provider runs on after run {target.run_id})…")
+            forced = await _stop_runaway(port, target, targets, report=report, clock=clock,
+                                         timeout=timeout, new_id=new_id, reason=reason)
+            if isinstance(forced, str):
+                return _lost(steps, targets, target, forced, report)
+            step(forced)
+            continue
         report("pending", f"Stopping {n}/{len(targets)}: {target.title} (run {target.run_id})…")
         row = port.supervisor.row(target.thread_id, clock())
         if row is None or row.active_run_id != target.run_id:
@@ -182,7 +193,8 @@ async def stop_tree(port: Port, targets: list[StopTarget], *, report: Report, cl
             step(StopStep(target, "ended", seen))
         else:
             step(StopStep(target, "refused", None, answer.message, answer.detail))
-    stopped = [s.target.title for s in steps if s.stopped]
+    stopped = [s.target.title + (" (forced stop: its provider ran on)" if s.kind == "forced"
+                                 else "") for s in steps if s.stopped]
     missed = [f"{s.target.title} ({_why(s, timeout)})" for s in steps if not s.stopped]
     summary = f"stopped {len(stopped)} of {len(targets)}"
     if missed:
@@ -199,7 +211,58 @@ async def stop_tree(port: Port, targets: list[StopTarget], *, report: Report, cl
 def _why(step: StopStep, timeout: float) -> str:
     if step.kind == "refused":
         return f"refused: {step.message}"
+    if step.kind == "skipped":
+        return f"not sent: {step.message}"
+    if step.target.runaway:
+        return f"its provider still ran after {timeout:g}s"
     return f"still active after {timeout:g}s"
+
+
+async def _stop_runaway(port: Port, target: StopTarget, targets: list[StopTarget], *,
+                        report: Report, clock: Clock, timeout: float, new_id: IdFactory,
+                        reason: str) -> StopStep | str:
+    """A runaway of the tree (its run ended, its provider runs on): the forced stop, unless its
+    provider session is also a thread's that still runs (an ancestor, or a run of the tree that
+    did not stop): detaching it would take that thread's session too, so it is skipped and the
+    step says so. The step, or why the outcome is unknown (the socket is gone)."""
+    row = port.supervisor.row(target.thread_id, clock())
+    if row is None or runaway_run(row) != target.run_id:
+        return StopStep(target, "ended_before", row)  # its provider wound down on its own
+    try:
+        mine = set(await port.live_sessions(target.thread_id))
+        for other in _still_running(port, target, targets, clock):
+            if mine & set(await port.live_sessions(other.id)):
+                return StopStep(target, "skipped", row, message=(
+                    f"its provider session is shared with “{other.title or other.id}”, which "
+                    "still runs: a forced stop would take that thread's session too"))
+    except ClientError as exc:
+        return str(exc) or describe(exc)
+    forced = await force_stop(  # its phases are this walk's progress, not its end
+        port, target.thread_id, target.run_id, report=lambda _phase, text: report("pending", text),
+        clock=clock, timeout=timeout, new_id=new_id,
+        reason=FORCE_REASON if reason == INTERRUPT_REASON else reason)
+    if forced.kind == "unknown":
+        return forced.message or forced.text
+    if forced.kind == "ok":
+        return StopStep(target, "forced", forced.row)
+    if forced.kind == "refused":
+        return StopStep(target, "refused", None, forced.message, forced.detail)
+    if forced.kind == "unavailable":
+        return StopStep(target, "skipped", row, message=forced.text)
+    return StopStep(target, "not_stopped", row)
+
+
+def _still_running(port: Port, target: StopTarget, targets: list[StopTarget],
+                   clock: Clock) -> list[ThreadRow]:
+    """The threads with an active run now among `target`'s ancestors and the tree's runs."""
+    ids = [t.thread_id for t in targets if not t.runaway and t.thread_id != target.thread_id]
+    row, seen = port.supervisor.row(target.thread_id, clock()), {target.thread_id}
+    while row is not None and row.parent_id and row.parent_id not in seen:
+        seen.add(row.parent_id)
+        ids.append(row.parent_id)
+        row = port.supervisor.row(row.parent_id, clock())
+    rows = [port.supervisor.row(i, clock()) for i in dict.fromkeys(ids)]
+    return [r for r in rows if r is not None and r.active_run_id is not None]
 
 
 def _lost(steps: list[StopStep], targets: list[StopTarget], at: StopTarget, reason: str,

@@ -42,6 +42,22 @@ def runaway_run(row: ThreadRow) -> str | None:
     return None
 
 
+def runaway_below(view: SupervisorView, root_id: str) -> bool:
+    """Whether a runaway (`runaway_run`) is `root_id` or one of its descendants: a tree stop
+    has its forced stop to send even when no run of the tree is active."""
+    for finding in view.findings:
+        row = view.row(finding.thread_id) if finding.kind == RUNAWAY_PROVIDER else None
+        if row is None or runaway_run(row) is None:
+            continue
+        seen: set[str] = set()
+        while row is not None and row.id not in seen:  # up from the runaway to the top
+            if row.id == root_id:
+                return True
+            seen.add(row.id)
+            row = view.row(row.parent_id) if row.parent_id else None
+    return False
+
+
 def stoppable_run(row: ThreadRow) -> str | None:
     """The run a forced stop of `row` acts on: its active run, else a runaway's run."""
     return row.active_run_id or runaway_run(row)
@@ -133,13 +149,23 @@ def parent_of(view: SupervisorView, row: ThreadRow) -> ThreadRow | None:
 
 @dataclass(frozen=True)
 class StopTarget:
-    """One run of a tree stop: the thread, the run, and its title for the summary."""
+    """One run of a tree stop: the thread, the run, and its title for the summary.
+    `runaway`: the run already ended and its provider runs on (T3 #5587): the forced stop
+    ends it, not an interrupt."""
 
     thread_id: str
     run_id: str
     title: str
+    runaway: bool = False
 
 
 def stop_targets(view: SupervisorView, root_id: str) -> list[StopTarget]:
-    """`root_id` and every descendant with an active run, deepest first (`stop_order`)."""
-    return [StopTarget(r.id, r.active_run_id or "", _title(r)) for r in stop_order(view, root_id)]
+    """`root_id` and every descendant with an active run, deepest first (`stop_order`); then
+    every runaway among them (its run ended, its provider runs on), deepest first, for the
+    forced stop. The forced stops come last: by then every run of the tree was interrupted,
+    so a provider session a runaway shares with its stopped parent holds no turn of it."""
+    active = [StopTarget(r.id, r.active_run_id or "", _title(r))
+              for r in stop_order(view, root_id)]
+    runaways = [StopTarget(r.id, runaway_run(r) or "", _title(r), runaway=True)
+                for r in stop_order(view, root_id, wanted=lambda r: runaway_run(r) is not None)]
+    return active + runaways

@@ -2,7 +2,8 @@
 the stream.
 
 `--tree` stops THREAD and every active descendant, deepest first, each confirmed from the
-stream, then prints what stopped and what did not (exit 0 only when all did).
+stream, then force-stops each runaway among them (as `actions.stop_tree` does for the app),
+then prints what stopped and what did not (exit 0 only when all did).
 
 `--child` targets the child whose result a hung wait call of THREAD is blocked on; `--parent`
 targets THREAD's parent. Success is reported only when the stream shows the run no longer
@@ -27,7 +28,7 @@ from t3tui.headless.common import EXIT_FLAGGED, EXIT_OK, CommandError, OnThread
 from t3tui.headless.render import title_of
 from t3tui.headless.thread_command import run_on_thread
 from t3tui.model import SupervisorView, ThreadRow
-from t3tui.model.labels import short_id
+from t3tui.model.labels import one_line, short_id
 from t3tui.words.remedy import remedy_command
 
 
@@ -47,7 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     which.add_argument("--parent", action="store_true", help="THREAD's parent")
     which.add_argument("--tree", action="store_true",
-                       help="THREAD and every active descendant, deepest first")
+                       help="THREAD and every active descendant, deepest first, then the "
+                            "forced stop of each runaway among them")
     parser.add_argument(
         "--force", action="store_true",
         help="forced stop, for a run whose interrupt did not land or a provider that runs on "
@@ -192,11 +194,20 @@ def step_line(view: SupervisorView, step: StopStep, timeout: float) -> Text:
     if step.kind == "stopped":
         return Text("  stopped      ", style="green").append(title).append(
             f"  run {run_id} {status}", style="dim")
+    if step.kind == "forced":
+        return Text("  forced       ", style="green").append(title).append(
+            f"  its provider ran on after run {run_id}: its session detached, its turn "
+            "ended", style="dim")
+    if step.kind == "skipped":
+        return Text("  not sent     ", style="yellow").append(title).append(
+            "  " + one_line(step.message or ""), style="dim")
     if step.kind == "refused":
         said = io.StringIO()  # the refusal, verbatim, as one line of this target's summary
         refusal = Outcome("refused", "", message=step.message, detail=step.detail)
         common.answered(refusal, Console(file=said, highlight=False, emoji=False, width=10_000))
         return Text("  refused      ", style="red").append(title).append(
             "  " + " ".join(said.getvalue().split()), style="dim")
+    still = (f"its provider still ran after {timeout:g}s" if target.runaway
+             else f"run {run_id} still active after {timeout:g}s")
     return Text("  not stopped  ", style="yellow").append(title).append(
-        f"  run {run_id} still active after {timeout:g}s", style="dim")
+        f"  {still}", style="dim")

@@ -144,9 +144,9 @@ async def _one(action: str, port: KeepingPort, thread_id: str, first: ThreadRow,
     if action == "stop-tree":
         targets = actions.stop_targets(port.supervisor.view(clock()), thread_id)
         if dry:  # each target's interrupt, as the tree stop would send them one by one
-            for target in targets:
-                await actions.interrupt(port, target.thread_id, target.run_id, reason=reason,
-                                        **common)
+            for target in targets:  # a runaway's is its forced stop
+                flow = actions.force_stop if target.runaway else actions.interrupt
+                await flow(port, target.thread_id, target.run_id, reason=reason, **common)
             return Outcome("not_confirmed", f"would stop {len(targets)} run(s)")
         return await actions.stop_tree(port, targets, reason=reason, **common)
     if action == "forward":

@@ -67,8 +67,11 @@ class Actions:
         ) if row is not None else frozenset()
         forwards = self.app.source.supervisor.forwards(row.task.parent_thread_id) \
             if action == "forward" and row is not None and row.task is not None else None
+        view = self.app.view
+        below = action == "stop_tree" and row is not None and view is not None \
+            and actions.runaway_below(view, row.id)
         reason = unavailable(action, row, connected=connected, busy_actions=busy,
-                             parent_forwards=forwards)
+                             parent_forwards=forwards, runaway_below=below)
         if action == "forward" and reason and row is not None:  # no CLI flag here
             reason = forward_refusal(row, again=FORWARD_AGAIN) or \
                 forwarded_refusal(row, forwards or {}, FORWARD_AGAIN) or reason

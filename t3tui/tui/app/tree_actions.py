@@ -30,10 +30,19 @@ class TreeActions:
         if not targets:
             self.app.notify("nothing is running in this subtree", severity="warning", markup=False)
             return
-        body = Text(f"Interrupts {len(targets)} run{'s' if len(targets) != 1 else ''}, deepest "
+        runs = [t for t in targets if not t.runaway]
+        runaways = [t for t in targets if t.runaway]
+        body = Text(f"Interrupts {len(runs)} run{'s' if len(runs) != 1 else ''}, deepest "
                     "first, each confirmed from the stream before the next:\n")
-        for target in targets:
+        for target in runs:
             body.append(f"\n• {target.title}", style="bold").append(f"  run {target.run_id}")
+        if runaways:
+            body.append("\n\nThen force-stops each runaway (its run ended, its provider runs "
+                        "on), unless a thread that still runs shares its session:\n")
+            for target in runaways:
+                body.append(f"\n• {target.title}", style="bold").append(
+                    f"  run {target.run_id} ended interrupted")
+            body.append(f"\n  {actions.RUNAWAY_CONSEQUENCE}")
         body.append("\n\nTheir work is lost; a stopped parent's children that are not stopped "
                     "here would never report to it.")
 
