@@ -49,7 +49,8 @@ async def test_stop_the_tree_on_a_runaways_parent_force_stops_the_runaway() -> N
                 await pilot.press("I")
                 await until(lambda: isinstance(app.screen, ConfirmScreen), what="a confirmation")
                 said = " ".join(screen_text(app).split())
-                assert "force-stops each runaway" in said and CHILD in said, said
+                assert "Force-stops each runaway" in said and CHILD in said, said
+                assert "Interrupts" not in said, said  # no run of the tree is active
                 assert "other threads sharing that session lose it too" in said, said
                 await choose(pilot, "Stop 1")
                 done = await until(lambda: status(app, parent.id, "stop_tree"), timeout=30,

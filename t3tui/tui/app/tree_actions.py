@@ -32,19 +32,22 @@ class TreeActions:
             return
         runs = [t for t in targets if not t.runaway]
         runaways = [t for t in targets if t.runaway]
-        body = Text(f"Interrupts {len(runs)} run{'s' if len(runs) != 1 else ''}, deepest "
-                    "first, each confirmed from the stream before the next:\n")
-        for target in runs:
-            body.append(f"\n• {target.title}", style="bold").append(f"  run {target.run_id}")
+        body = Text()
+        if runs:
+            body.append(f"Interrupts {len(runs)} run{'s' if len(runs) != 1 else ''}, deepest "
+                        "first, each confirmed from the stream before the next:\n")
+            for target in runs:
+                body.append(f"\n• {target.title}", style="bold").append(f"  run {target.run_id}")
+            body.append("\n\nTheir work is lost; a stopped parent's children that are not "
+                        "stopped here would never report to it.")
         if runaways:
-            body.append("\n\nThen force-stops each runaway (its run ended, its provider runs "
-                        "on), unless a thread that still runs shares its session:\n")
+            body.append("\n\nThen force-stops" if runs else "Force-stops")
+            body.append(" each runaway (its run ended, its provider runs on), unless a thread "
+                        "that still runs shares its provider session:\n")
             for target in runaways:
                 body.append(f"\n• {target.title}", style="bold").append(
                     f"  run {target.run_id} ended interrupted")
             body.append(f"\n  {actions.RUNAWAY_CONSEQUENCE}")
-        body.append("\n\nTheir work is lost; a stopped parent's children that are not stopped "
-                    "here would never report to it.")
 
         def chosen(key: str | None) -> None:
             if key != "stop":
