@@ -1,10 +1,11 @@
 """When `watch --act --ndjson` prints its heartbeat (a `"kind": "tick"` record).
 
-The policies evaluate every second and on every change. A record after each (it was, at most
-once a second) is 86,400 journal lines a day under the README's systemd unit; so a tick comes
-every `--heartbeat S` (default a minute: a watch that stops ticking is stuck), and at once when
-the finding occurrences the policies judge change (one appears, is taken up by a run, clears),
-never two within `FLOOR_S`: a change inside it is said at the first evaluation after.
+The policies evaluate every second, and at once when a finding appears or clears. A record
+after each (it was, at most once a second) is 86,400 journal lines a day under the README's
+systemd unit; so a tick comes every `--heartbeat S` (default a minute: a watch that stops
+ticking is stuck), and at once when the finding occurrences the policies judge change (one
+appears, is taken up by a run, clears), never two within `FLOOR_S`: a change inside it is
+said at the first evaluation after.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from datetime import datetime
 from typing import Final
 
 HEARTBEAT_S: Final = 60.0
-FLOOR_S: Final = 1.0  # a busy stream evaluates on every batch: not a tick for each
+FLOOR_S: Final = 1.0  # findings can come and go every frame: not a tick for each
 
 
 class Heartbeat:
