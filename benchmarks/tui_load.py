@@ -9,7 +9,9 @@
   with the cursor on its new line, minus the moment just before the key was sent.
 - First full tree: from starting the app against a 10,000-thread server to the first paint
   once the tree holds every thread, against the time to decode that snapshot frame
-  (`json.loads`, and `json.loads` + the protocol models) in the same process.
+  (`json.loads`, and `json.loads` + the protocol models) in the same process. Also the
+  app process's CPU until that paint against the decode's CPU: a loaded machine stretches
+  wall times (the same first tree 1.4-4.8 s at load 3-7) far more than CPU times.
 
 Each app runs under the garbage-collector policy `t3tui`'s start takes for it
 (`t3tui.client.collector`), taken afresh for each app as a new process would, and so does the
@@ -51,10 +53,11 @@ WAIT_TIMEOUT = 240.0
 
 @dataclass
 class PaintWatch:
-    """Times of painted tree lines: first sight of each probe, and (time, cursor line)."""
+    """Times of painted tree lines: first sight of each probe, and (time, cursor line, the
+    process's CPU time then)."""
 
     probes: dict[int, float] = field(default_factory=dict)
-    paints: list[tuple[float, int]] = field(default_factory=list)
+    paints: list[tuple[float, int, float]] = field(default_factory=list)
 
     def install(self) -> Callable[[], None]:
         original = ThreadTree.render_line
@@ -63,7 +66,7 @@ class PaintWatch:
         def render_line(tree: ThreadTree, y: int) -> Any:
             strip = original(tree, y)
             now = time.monotonic()
-            watch.paints.append((now, tree.cursor_line))
+            watch.paints.append((now, tree.cursor_line, time.process_time()))
             text = strip.text
             if "probe " in text and (m := PROBE.search(text)):
                 watch.probes.setdefault(int(m.group(1)), now)
@@ -73,10 +76,14 @@ class PaintWatch:
         return lambda: setattr(ThreadTree, "render_line", original)
 
     def first_paint_after(self, start: float, cursor: int | None = None) -> float | None:
-        for at, line in self.paints:
+        for at, line, _cpu in self.paints:
             if at >= start and (cursor is None or line == cursor):
                 return at
         return None
+
+    def cpu_at(self, at: float) -> float:
+        """The process's CPU time at the paint at monotonic time `at`."""
+        return next(cpu for when, _line, cpu in self.paints if when >= at)
 
 
 class Timed:
@@ -156,9 +163,12 @@ def new_app(server: ChildServer, offset: list[float]) -> SupervisorApp:
     return SupervisorApp(source, clock=world_clock(offset))
 
 
-async def first_tree(server: ChildServer, threads: int, watch: PaintWatch) -> float:
-    """Seconds from starting the app to the first paint of a tree holding every thread."""
+async def first_tree(server: ChildServer, threads: int,
+                     watch: PaintWatch) -> tuple[float, float]:
+    """Seconds from starting the app to the first paint of a tree holding every thread, and
+    the process's CPU seconds over that time."""
     offset = [time.monotonic()]
+    cpu = time.process_time()
     start = time.monotonic()
     app = new_app(server, offset)
     async with app.run_test(size=SIZE):
@@ -167,17 +177,19 @@ async def first_tree(server: ChildServer, threads: int, watch: PaintWatch) -> fl
         full = time.monotonic()
         painted = await until(lambda: watch.first_paint_after(full), WAIT_TIMEOUT, "a paint")
         await server.result(WAIT_TIMEOUT)  # the (tiny) burst was acked: the run is over
-    return painted - start
+    return painted - start, watch.cpu_at(painted) - cpu
 
 
-def decode_times(frame: str) -> tuple[float, float]:
-    """(json.loads, json.loads + protocol decode) of the snapshot frame, in seconds."""
+def decode_times(frame: str) -> tuple[float, float, float]:
+    """(json.loads, json.loads + protocol decode, the CPU time of both) of the snapshot
+    frame, in seconds."""
+    cpu = time.process_time()
     t0 = time.perf_counter()
     data = json.loads(frame)
     t1 = time.perf_counter()
     decode_shell_item(data["values"][0])
     t2 = time.perf_counter()
-    return t1 - t0, t2 - t0
+    return t1 - t0, t2 - t0, time.process_time() - cpu
 
 
 @dataclass
@@ -240,8 +252,8 @@ async def measure(load_threads: int, rate: float, seconds: float, tree_threads: 
                    "row(id, now)": (Supervisor, "row")})
     await asyncio.gather(load.start(), tree.start())
     runs: list[LoadResult] = []
-    trees: list[float] = []
-    decodes: list[tuple[float, float]] = []
+    trees: list[tuple[float, float]] = []
+    decodes: list[tuple[float, float, float]] = []
     try:
         for _ in range(repeats):
             quiet_gc()
@@ -276,12 +288,17 @@ async def measure(load_threads: int, rate: float, seconds: float, tree_threads: 
                against="-", ratio=float("nan"), n=len(keys))
     loads = median([d[0] for d in decodes])
     full = median([d[1] for d in decodes])
-    first = median(trees)
+    first = median([t[0] for t in trees])
     report.add(figure=f"first full tree @{tree_threads:,} (s)", median=first,
-               p95=max(trees), against=f"json.loads {loads:.3f}s", ratio=ratio(first, loads),
-               n=len(trees))
+               p95=max(t[0] for t in trees), against=f"json.loads {loads:.3f}s",
+               ratio=ratio(first, loads), n=len(trees))
     report.add(figure="  vs json.loads + protocol decode (s)", median=full, p95=float("nan"),
                against="-", ratio=ratio(first, full), n=len(decodes))
+    cpu = median([t[1] for t in trees])
+    decode_cpu = median([d[2] for d in decodes])
+    report.add(figure="  the app's CPU to that paint (s)", median=cpu, p95=float("nan"),
+               against=f"decode CPU {decode_cpu:.3f}s", ratio=ratio(cpu, decode_cpu),
+               n=len(trees))
     report.add(figure=f"first full tree @{load_threads:,} (s)",
                median=median([r.first_tree_s for r in runs]), p95=float("nan"), against="-",
                ratio=float("nan"), n=len(runs))
@@ -296,7 +313,8 @@ async def measure(load_threads: int, rate: float, seconds: float, tree_threads: 
         "the item waited behind a slow consumer's acks counts; probes overwritten by the next "
         "probe of the same row before a paint are not seen (n)",
         "key -> screen: `down`/`up` while the load runs, each 100 ms after the last was painted",
-        "first full tree ratio = first tree time / snapshot json.loads time",
+        "first full tree ratio = first tree time / snapshot json.loads time; its CPU row: the "
+        "app process's CPU from its start to that paint / the CPU of json.loads + decode",
         "each app and each decode runs under the CLI's collector policy "
         "(t3tui.client.collector), taken afresh per app as a new process would",
     ]

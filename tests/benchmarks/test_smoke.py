@@ -82,6 +82,7 @@ def test_the_ratios_are_measured_numbers(tiny_run: tuple[str, dict]) -> None:
     assert positive(tui["event -> row on screen"]["median"])
     assert positive(tui["key -> screen"]["median"])
     assert any(k.startswith("first full tree") and positive(r["ratio"]) for k, r in tui.items())
+    assert positive(tui["the app's CPU to that paint"]["ratio"])
     assert positive(reports["memory"]["rows"][0]["KiB/thread"])
     assert positive(reports["memory"]["rows"][0]["KiB/watched thread"])
     soaks = {r["consumer"]: r for r in reports["soak"]["rows"]}
