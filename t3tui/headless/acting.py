@@ -143,6 +143,13 @@ class Acting:
         if self.engine.rows_changed(changed):
             self._news = True
 
+    def due_in(self) -> float:
+        """Seconds until the policies evaluate again though nothing is new: the watch loop
+        looks by then, whatever batch woke it last."""
+        if self._news or self._evaluated is None:
+            return 0.0
+        return max(0.0, self._evaluated + EVALUATE_S - time.monotonic())
+
     def tick(self, at: datetime, live: bool) -> None:
         """One look of the watch loop (a frame's): the policies evaluate when there is news
         to judge (a finding appeared or cleared, the connection or the switch changed, the

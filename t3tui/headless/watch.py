@@ -253,7 +253,8 @@ async def watch(session: Session, supervisor: Supervisor, printer: Printer,
             if acting is not None:
                 acting.tick(at, live=isinstance(state, Live))
             looked = time.monotonic()
-            await set_within(wake, TICK_S)  # not wait_for: it can lose the cancellation
+            # not wait_for: it can lose the cancellation
+            await set_within(wake, TICK_S if acting is None else min(TICK_S, acting.due_in()))
             # the rest of the frame: batches that arrive meanwhile are taken in one look
             # (one `changed_rows`, not one per batch), and a change is printed within it
             if (rest := looked + FRAME_S - time.monotonic()) > 0:

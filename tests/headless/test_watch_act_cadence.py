@@ -81,3 +81,49 @@ async def test_watch_act_evaluates_again_on_news_or_once_a_second(
     assert not early, (
         f"{len(looked)} evaluations; {len(early)} came within {EVALUATE_S} s of the last with "
         f"the same findings held (gap s, held before, held after): {early[:5]}")
+
+
+async def test_watch_act_evaluates_once_a_second_though_batches_come_just_under_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch every 0.95 s wakes the loop just before an evaluation is due: the next look
+    must still come when it is due, not a wait of a whole tick after that batch (~1.9 s)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    (tmp_path / "policies.toml").write_text(POLICY)
+    server = ChildServer("benchmarks.replay_server", "--threads", "20", "--events", "8",
+                         "--item-ms", "950", "--rate", str(1 / 0.95), "--wait-go")
+    async with server:
+        args = build_parser().parse_args(
+            ["watch", "--act", "--dry-run", "--ndjson", "--no-provider-records",
+             "--policy", str(tmp_path / "policies.toml"), "--url", server.url])
+        sup = Supervisor()
+        session = Session(Target(server.url, Secret("bench-token")), sup)
+        printer = Printer(ndjson=True)
+        acting = Acting(args, session, sup, printer.policy, *policies_from(args))
+        evaluations: list[float] = []
+        evaluate = acting.engine.tick
+
+        def noted(*a, **k):  # type: ignore[no-untyped-def]
+            evaluations.append(time.monotonic())
+            return evaluate(*a, **k)
+
+        acting.engine.tick = noted  # type: ignore[method-assign]
+        runner = asyncio.create_task(session.run())
+        watcher = None
+        try:
+            await session.wait_synchronized(60)
+            watcher = asyncio.create_task(watch(session, sup, printer, acting))
+            await wait_until(lambda: evaluations, timeout=10)
+            await server.send("go")
+            await server.result(60)  # the last batch, ~7.6 s on
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watcher
+            await acting.close(1)
+            await session.stop()
+            runner.cancel()
+            await asyncio.gather(runner, return_exceptions=True)
+    gaps = [round(b - a, 2) for a, b in pairwise(evaluations)]
+    assert len(gaps) >= 5 and max(gaps) < EVALUATE_S + 0.6, (
+        f"gaps between evaluations (s): {gaps}: one came late")
