@@ -359,3 +359,12 @@ def test_an_unanswered_check_in_says_what_the_provider_answered(
     assert "provider answered" not in checkin_line(base)
     other = replace(proof, evidence={**proof.evidence, "lastMessage": "still compiling"})
     assert "provider answered" not in checkin_line(replace(base, findings=(other,)))
+
+
+def test_every_keys_help_fits_one_line_of_the_help_screen() -> None:
+    """The help screen at the README's 140 columns has 65 columns for a key's text: a longer
+    one wrapped under the key column ("text)" alone on a line, as two did)."""
+    from t3tui.tui.app.keys import ACTIONS
+
+    too_long = [a.key for a in ACTIONS if len(a.help) > 65]
+    assert too_long == []
