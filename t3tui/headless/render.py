@@ -256,7 +256,8 @@ def finding_lines(out: Console, finding: Finding, view: SupervisorView,
         yield from wrapped(out, Text(line, style="dim"), width, INDENT * 2)
     if (cure := remedy(finding)) is not None:  # the app's detail pane says the same
         command = remedy_command(finding, short_id(finding.thread_id))
-        yield from wrapped(out, Text(f"→ {cure}" + (f": {command}" if command else "")), width)
+        how = f"; from a shell: {command}" if command else ""
+        yield from wrapped(out, Text(f"→ {cure}{how}"), width)
 
 
 def report(out: Console, view: SupervisorView, raw: bool = False) -> Iterator[Text]:

@@ -52,7 +52,7 @@ async def test_the_report_status_and_interrupt_name_a_runaways_remedy_in_the_sam
 
             status = await cli("status", *args)
             assert status.code == 1, status
-            assert f"→ {cure}: {command}" in flat(status.out), status.out
+            assert f"→ {cure}; from a shell: {command}" in flat(status.out), status.out
 
             plain = await cli("interrupt", found.thread_id, *args)
             assert plain.code == 1, plain
