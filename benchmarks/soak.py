@@ -142,7 +142,9 @@ async def _soak_one(consumer: str, threads: int, server: ChildServer, soak: Soak
             if proc.returncode is None:
                 proc.stdin.close()
                 if consumer.startswith("watch"):
-                    proc.send_signal(signal.SIGINT)
+                    # SIGTERM, not Ctrl-C: a benchmark run as a background job of a script
+                    # has SIGINT ignored, and watch rightly keeps an inherited ignore
+                    proc.send_signal(signal.SIGTERM)
                 try:
                     await asyncio.wait_for(proc.wait(), 30)
                 except TimeoutError:
