@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Any
 
 from textual import constants
@@ -115,36 +114,3 @@ async def test_the_transcript_screen_paints_promptly_too() -> None:
         pressed = get_time()
         await pilot.press("down")
         assert app.screen._update_timer._free_until > pressed, "the key did not hurry the paint"
-
-
-async def test_a_costly_frame_spaces_the_next_one_out() -> None:
-    """Frames come at most 60 a second, and each waits three times the last ones' cost
-    after it: on a starved loop (a busy machine, where a frame's few milliseconds of work take
-    several times as long) frames at full rate took the turns the stream's reading needed,
-    and its backlog, every later item's latency, grew. A frame made to cost 30 ms must put
-    the next one at least that far after its end (the cost is smoothed over the last frames);
-    the cadence alone put it at once."""
-    cost = 0.03
-    app = showcase_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await settled(pilot)
-        renderer = app.renderer
-        supervisor = app.source.supervisor
-        changed_rows = supervisor.changed_rows
-
-        def costly(now: Any) -> Any:
-            until_ = time.perf_counter() + cost
-            while time.perf_counter() < until_:
-                pass  # the model's work on a frame, slowed as on a starved machine
-            return changed_rows(now)
-
-        supervisor.changed_rows = costly  # type: ignore[method-assign]
-        try:
-            renderer._frame()
-            ended = time.monotonic()
-            renderer.schedule()
-            assert renderer._frame_at is not None
-            assert renderer._frame_at - ended >= cost, \
-                f"next frame {(renderer._frame_at - ended) * 1000:.0f} ms after a {cost * 1000:.0f} ms one"
-        finally:
-            del supervisor.changed_rows

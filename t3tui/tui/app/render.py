@@ -46,9 +46,9 @@ from t3tui.tui.widgets.thread_tree import ThreadTree
 
 NARROW = 100  # columns below which the tree takes more of the width
 NOTICE_BATCH_S = 1.5
-# Stream changes reach the screen at most 60 times a second (the paint cap; at 30 an item waited
-# up to 33 ms), a frame 3x its own cost after the last: a starved loop keeps turns for the stream.
-FRAME_S, FRAME_GAP = 1 / 60, 3.0
+# Stream changes reach the screen at most this often, coalesced: the paint cap, 60 a second
+# (at 30 an item waited up to 33 ms for its frame; BENCHMARKS.md, issue 25, third round).
+FRAME_S = 1 / 60
 PATCH_MAX = 200  # more changed rows than this (and than a quarter of all): a full view instead
 FULL_GAP = 4.0  # a full view waits 4x its own cost after the last: <= 1/5 of the loop
 # Quiet time after the user's own interrupt: its consequences are not news.
@@ -62,7 +62,7 @@ class Renderer:
 
     def __init__(self, app: AppPort) -> None:
         self.app = app
-        self._throttle, self._frames = Throttle(FULL_GAP), Throttle(FRAME_GAP)
+        self._throttle = Throttle(FULL_GAP)
         self._row_index: dict[str, int] | None = None  # places in the view
         self._full_wanted = False
         self._tick_due = False
@@ -126,7 +126,7 @@ class Renderer:
         """One frame for everything that arrived: at most one `_frame` per FRAME_S."""
         now = time.monotonic()
         if delay is None:
-            delay = max(0.0, self._last_frame + FRAME_S - now, self._frames.wait())
+            delay = max(0.0, self._last_frame + FRAME_S - now)
         if self._frame_at is not None and self._frame_at <= now + delay:
             return
         if self._frame_timer is not None:
@@ -150,7 +150,7 @@ class Renderer:
 
     def _frame(self) -> None:
         self._frame_timer = self._frame_at = None
-        self._last_frame = started = time.monotonic()
+        self._last_frame = time.monotonic()
         if self._full_wanted and self._throttle.wait() <= 0:
             self._tick_due = False
             self.refresh_view()
@@ -161,7 +161,6 @@ class Renderer:
         extra = self._on_screen() if self._tick_due else self.selected()
         self._tick_due = False
         self.patch(extra)
-        self._frames.record(started, time.monotonic())  # (a full view has its own throttle)
 
     def _on_screen(self) -> list[str]:
         tree = self._live_tree()
