@@ -100,5 +100,18 @@ def run_facts(old: OwnFacts, rec: Record) -> OwnFacts:
     return replaced(old, **run_side(sh, sh or rec.proj.app_thread or {}, rec.proj))
 
 
-__all__ = ["SHELL_READ", "changed_fields", "message_facts", "progress_facts", "replaced",
+
+# What an event moved (`projection.apply_event`'s answer) -> the patch of the facts it needs
+# (no patch: the facts are rebuilt when read)
+EVENT_PATCHES = {"progress": progress_facts, "message": message_facts,
+                 "subagent": subagent_facts, "turn": turn_facts, "run": run_facts}
+
+# What an event moved, when it can move a fact its thread's children's rows read of it (the
+# rules' `parent.*`: activity, pending request, run times, title, cohorts; the task info's
+# cohort): the supervisor marks the children for re-derivation. A runtime request moves its
+# pending one (tests/model/test_parent_facts.py changes each such fact alone).
+PARENT_READ = frozenset({"run", "thread", "request"})
+
+
+__all__ = ["EVENT_PATCHES", "PARENT_READ", "SHELL_READ", "changed_fields", "message_facts", "progress_facts", "replaced",
            "run_facts", "shell_facts", "shell_patchable", "subagent_facts", "turn_facts"]

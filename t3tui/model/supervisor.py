@@ -10,15 +10,7 @@ from t3tui.model.changes import Change, changes
 from t3tui.model.checkin import CheckIn, CheckInVerdict, checkin_verdict, is_answer
 from t3tui.model.config import DetectorConfig
 from t3tui.model.derivation import Derivation
-from t3tui.model.factpatch import (
-    message_facts,
-    progress_facts,
-    run_facts,
-    shell_facts,
-    shell_patchable,
-    subagent_facts,
-    turn_facts,
-)
+from t3tui.model.factpatch import EVENT_PATCHES, PARENT_READ, shell_facts, shell_patchable
 from t3tui.model.index import Record, TreeIndex
 from t3tui.model.interest import Activity, families, watch_window_s
 from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot
@@ -27,11 +19,6 @@ from t3tui.model.retention import retain
 from t3tui.model.rowcache import RowCache
 from t3tui.model.rows import Watching
 from t3tui.model.wire import ModelInputError, as_wire, keyed, obj, objs, sequence_of, string
-
-# What an event moved (`projection.apply_event`'s answer) -> the patch of the facts it needs
-# (no patch: the facts are rebuilt when read)
-_PATCHES = {"progress": progress_facts, "message": message_facts, "subagent": subagent_facts,
-            "turn": turn_facts, "run": run_facts}
 
 
 class Supervisor(Derivation):
@@ -200,7 +187,7 @@ class Supervisor(Derivation):
             # a delegate_task call or a published result: read by its children's task rows
             ix.touch_task_children(rec)
         # a task row reaches its child through index_task (it touches that child only)
-        ix.refresh(rec.id, with_children=touched in ("run", "thread"), patch=_PATCHES.get(touched))
+        ix.refresh(rec.id, with_children=touched in PARENT_READ, patch=EVENT_PATCHES.get(touched))
 
     def _reindex(self, rec: Record) -> None:
         self._ix.relink(rec.id)
