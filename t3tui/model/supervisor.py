@@ -104,7 +104,9 @@ class Supervisor(Derivation):
         patch = shell_facts if rec.location == location and shell_patchable(before, row) else None
         rec.shell, rec.location = row, location
         self._ix.relink(thread_id)
-        self._ix.refresh(thread_id, with_children=True, patch=patch)
+        # of a row that moved only what `shell_facts` patches, children read only the title
+        renamed = patch is None or before is None or before.get("title") != row.get("title")
+        self._ix.refresh(thread_id, with_children=renamed, patch=patch)
         if before is None or before.get("settledOverride") != row.get("settledOverride") \
                 or before.get("archivedAt") != row.get("archivedAt"):
             self._ix.touch_sharers(rec)

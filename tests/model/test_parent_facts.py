@@ -17,6 +17,7 @@ from datetime import timedelta
 import pytest
 
 from t3tui.model import Supervisor
+from t3tui.model.assemble import Assembler
 from t3tui.model.detectors.rules import RULES
 from tests.model.factory import at, runtime_request, shell_row, subagent
 from tests.model.factory import run as run_entity
@@ -179,3 +180,43 @@ def test_a_parent_only_change_reaches_the_childs_row_in_the_same_frame(fact, mov
     assert (got.state, got.findings) == (want.state, want.findings), \
         f"parent.{fact} ({move.name}) did not reach the child's row in the same frame"
     assert got == want
+
+
+def test_a_parent_shell_update_children_do_not_read_derives_no_child_afresh(monkeypatch) -> None:
+    """Cheaply: a parent's shell row moving only what no child reads of it (its update time,
+    its preview: a running parent's row moves with every message) derives none of its
+    children afresh; each child's row still equals a fresh derivation."""
+    tl = _family("delivered", "running")
+    for i in range(2, 6):  # more children, still working
+        child = f"thread-child-{i}"
+        tl.shell(shell_row(child, f"Child {i}", 1, parent=P, status="running", run=f"run-c{i}",
+                           activity="running", requested=1, started=2, updated=10))
+        tl.event(P, "subagent.updated", subagent(f"task-{i}", P, "run-p1", child, f"Child {i}",
+                                                 wake=None, status="running", started=1,
+                                                 updated=10), 10)
+    inc, ref = _supervisors(tl.frames)
+    now = at(NOW)
+    inc.changed_rows(now)
+    afresh: list[str] = []
+    real = Assembler.row
+
+    def row(self, thread_id, depth):
+        afresh.append(thread_id)
+        return real(self, thread_id, depth)
+
+    monkeypatch.setattr(Assembler, "row", row)
+    preview = {"id": "msg-9", "role": "assistant", "text": "still at it", "createdAt": None}
+    for k in range(3):
+        done = len(tl.frames)
+        tl.shell(_parent_row(**{**_RUNNING, "updated": 90 + k, "message": preview}))
+        for sup in (inc, ref):
+            feed(sup, tl.frames[done:])
+        afresh.clear()
+        changed = inc.changed_rows(now)
+        assert P in changed or k > 0
+        children = [t for t in afresh if t != P]
+        assert not children, f"a parent's update time derived {children} afresh"
+        for thread_id, got in changed.items():
+            assert got == ref.row(thread_id, now)
+    for thread_id in inc._ix.children[P]:
+        assert inc.row(thread_id, now) == ref.row(thread_id, now)
