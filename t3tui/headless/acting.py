@@ -33,6 +33,7 @@ from t3tui.model import Supervisor, ThreadRow
 from t3tui.model.labels import clock, one_line, short_id
 from t3tui.policy import Decision, PolicyError, PolicyFile, PolicySet
 from t3tui.policy.acted import ActedLog
+from t3tui.policy.cadence import Cadence
 from t3tui.policy.engine import CONFIRM_TIMEOUT_S, Engine
 from t3tui.policy.resume import Resume
 from t3tui.policy.switch import choose
@@ -40,9 +41,6 @@ from t3tui.proof.feed import follow_records
 from t3tui.proof.records import RecordReader
 from t3tui.protocol import format_ts
 
-# With nothing new to judge, the policies look again at least this often (time alone makes a
-# decision due: a finding held `after`); news (a finding appeared or cleared) is judged at once.
-EVALUATE_S = 1.0
 STYLE = {"act": "bold magenta", "dry-run": "bold cyan", "skip": "dim"}
 
 
@@ -117,9 +115,7 @@ class Acting:
         self.reader = RecordReader(homes_from(args))
         self._records: asyncio.Task[None] | None = None
         self.resume = Resume()  # a pause of this process (a suspend) holds the policies
-        self._news = True  # something to judge since the last evaluation (`rows_changed`)
-        self._evaluated: float | None = None  # when the policies last evaluated (monotonic)
-        self._state: tuple[Any, ...] = ()  # what they were evaluated under
+        self.cadence = Cadence()  # evaluate on news, else once a second
 
     def _decision(self, decision: Decision) -> None:
         self.session.note("policy", decision.record())
@@ -140,35 +136,28 @@ class Acting:
             name="t3tui-records")
 
     def rows_changed(self, changed: dict[str, ThreadRow | None]) -> None:
-        if self.engine.rows_changed(changed):
-            self._news = True
+        self.cadence.news(self.engine.rows_changed(changed))
 
     def due_in(self) -> float:
         """Seconds until the policies evaluate again though nothing is new: the watch loop
         looks by then, whatever batch woke it last."""
-        if self._news or self._evaluated is None:
-            return 0.0
-        return max(0.0, self._evaluated + EVALUATE_S - time.monotonic())
+        return self.cadence.due_in(time.monotonic())
 
     def tick(self, at: datetime, live: bool) -> None:
         """One look of the watch loop (a frame's): the policies evaluate when there is news
-        to judge (a finding appeared or cleared, the connection or the switch changed, the
-        process was paused), else once every EVALUATE_S. An evaluation reads every finding
-        held: at every look of a busy stream it cost more than the look."""
+        to judge, else once a second (`Cadence`)."""
         looked = time.monotonic()
         fresh = self.resume.look(looked)
         synchronized = live and self.supervisor.shell_synchronized
         state = (live, synchronized, fresh, self.engine.switch.on)
-        if not self._news and state == self._state and self._evaluated is not None \
-                and looked - self._evaluated < EVALUATE_S:
+        if not self.cadence.due(state, looked):
             return
-        self._news, self._evaluated = False, looked
         if self.watched is not None and (change := self.watched.check()) is not None:
             if change.policies is not None:
                 self.engine.policies = change.policies
             self.engine.switch.set(change.on, change.text)
             self.say(change.text)
-        self._state = (live, synchronized, fresh, self.engine.switch.on)
+        self.cadence.evaluated((live, synchronized, fresh, self.engine.switch.on), looked)
         self.engine.tick(self.port, at, live=live, synchronized=synchronized,
                          thread_synced=self.supervisor.thread_synchronized, fresh=fresh)
         judged = frozenset((s.thread_id, s.finding.rule, s.first_seen)

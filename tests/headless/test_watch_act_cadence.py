@@ -20,9 +20,10 @@ from t3tui.backend.testing import wait_until
 from t3tui.cli import build_parser
 from t3tui.client.secret import Secret, Target
 from t3tui.client.session import Session
-from t3tui.headless.acting import EVALUATE_S, Acting, policies_from
+from t3tui.headless.acting import Acting, policies_from
 from t3tui.headless.watch import Printer, watch
 from t3tui.model import Supervisor
+from t3tui.policy.cadence import EVALUATE_S
 
 pytestmark = pytest.mark.e2e
 
