@@ -85,11 +85,14 @@ class Engine:
                 self._titles[thread_id] = row.title
         return news
 
-    def forget_except(self, shown: Mapping[str, object]) -> None:
-        """A whole view: threads no longer shown have no findings."""
+    def forget_except(self, shown: Mapping[str, object]) -> bool:
+        """A whole view: threads no longer shown have no findings. True when a thread with
+        findings was forgotten (news to judge, as in `rows_changed`)."""
         self.tree.forget_except(shown)
-        for thread_id in [t for t in self._findings if t not in shown]:
+        gone = [t for t in self._findings if t not in shown]
+        for thread_id in gone:
             del self._findings[thread_id]
+        return bool(gone)
 
     def acted(self, thread_id: str, at: datetime) -> None:
         """The user acted on this thread from t3tui (a key, a headless command)."""

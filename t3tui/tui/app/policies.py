@@ -18,6 +18,7 @@ from t3tui.client.state import Live
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.policy import Decision, PolicyFile, PolicySet
 from t3tui.policy.acted import ActedLog, note_acted
+from t3tui.policy.cadence import Cadence
 from t3tui.policy.engine import Engine
 from t3tui.policy.resume import Resume
 from t3tui.tui.app.messages import ActionStatus
@@ -39,6 +40,7 @@ class Policies:
         self._file_checked: datetime | None = None
         # the app looks about once a second; a longer gap is the app paused (a suspend)
         self.resume, self.monotonic = Resume(), time.monotonic
+        self.cadence = Cadence()  # evaluate on news, else once a second, as `watch --act`
 
     def enable(self, policies: PolicySet, *, on: bool = False, dry_run: bool = False,
                         watched: PolicyFile | None = None) -> None:
@@ -75,11 +77,13 @@ class Policies:
 
     def step(self, view: SupervisorView, now: datetime,
                       changed: tuple[ThreadRow, ...] | None) -> None:
-        """From `_show`: feed the engine what changed, then let it decide (cheap when off)."""
+        """From `_show` (every frame): feed the engine what changed, then let it decide when
+        there is news to judge, else once a second (`Cadence`; cheap when off)."""
         engine = self.engine
         if engine is None:
             return
-        fresh = self.resume.look(self.monotonic())  # every look, on or off
+        looked = self.monotonic()
+        fresh = self.resume.look(looked)  # every look, on or off
         due = self._file_checked is None or now - self._file_checked >= FILE_EVERY
         if due and self.file is not None:
             self._file_checked = now
@@ -90,16 +94,24 @@ class Policies:
             if engine.switch.on or change.on is False:
                 engine.switch.set(change.on and engine.switch.on, change.text)
             self.app.notify(change.text, title="policies", markup=False)
+            self.cadence.news(True)  # other policies, or the switch
         if not engine.switch.on:
+            self.cadence.news(True)  # switched on again: its first look judges
             return
         live = isinstance(self.app.conn, Live)
         if live and view.synchronized and engine.occurrences.watching_since is None:
             engine.start(now)
         if changed is None:
-            engine.rows_changed({r.id: r for r in view.rows})
-            engine.forget_except(view.by_id)
+            self.cadence.news(engine.rows_changed({r.id: r for r in view.rows}))
+            self.cadence.news(engine.forget_except(view.by_id))
         else:
-            engine.rows_changed({r.id: r for r in changed})
+            self.cadence.news(engine.rows_changed({r.id: r for r in changed}))
+        state = (live, view.synchronized, fresh, engine.switch.on)
+        if not self.cadence.due(state, looked):
+            # a frame when it is due, though nothing else asks for one by then
+            self.app.renderer.schedule(self.cadence.due_in(looked))
+            return
+        self.cadence.evaluated(state, looked)
         supervisor = self.app.source.supervisor
         engine.tick(self.app.source, now, live=live, synchronized=view.synchronized,  # type: ignore[arg-type]
                     thread_synced=supervisor.thread_synchronized, fresh=fresh)
