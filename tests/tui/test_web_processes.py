@@ -51,7 +51,8 @@ class Web:
 
         ws = connect(f"ws://127.0.0.1:{self.port}/ws?width=100&height=30",
                      additional_headers={"Cookie": self.cookie},
-                     origin=f"http://127.0.0.1:{self.port}", open_timeout=10)
+                     origin=f"http://127.0.0.1:{self.port}", open_timeout=10,
+                     legacy=True)  # kept open across the test, not a with block
         assert ws.recv(timeout=60)
         return ws
 
