@@ -24,8 +24,9 @@ from t3tui.client.state import Live
 from t3tui.model import SupervisorView, ThreadRow, changes
 from t3tui.policy.resume import OwnPauseClock
 from t3tui.tui.app.autopilot import next_step, story_told
-from t3tui.tui.app.keys import ACTIONS
+from t3tui.tui.app.gates import Gates
 from t3tui.tui.app.port import AppPort
+from t3tui.tui.app.statusline import ShownSequence, watching_text
 from t3tui.tui.app.terminal import set_terminal_title
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.view.env_render import (
@@ -70,7 +71,9 @@ class Renderer:
         self._frame_at: float | None = None
         self._last_frame = float("-inf")
         self._title = ""
-        self._gates: tuple[bool | None, ...] = ()
+        self.gates = Gates(app)
+        self._sequence = ShownSequence(app.set_timer, self._show_status)
+        self._status_counts = (0, 0)  # rows shown, rows in the view: for a status repaint
         self._env_last_live: dict[str, datetime] = {}
         self._synced_view: SupervisorView | None = None
         self._quiet: dict[str, datetime] = {}
@@ -275,13 +278,8 @@ class Renderer:
         shown = len(tree.nodes)
         if self.app.autopilot and changed is None and live:
             self._autopilot(view)
-        screen.query_one(StatusBar).show(self.app.source.label, self.app.conn,
-                                       self.app.source.supervisor.cursor_shell, shown,
-                                       len(view.rows), self.app.row_filter.describe(),
-                                       note=self.app.demo_note, short_note=self.app.demo_short,
-                                       replay=self.app.triage.replaying,
-                                       watching=watching_text(self.app.source.supervisor),
-                                       policies=self.app.policies.text)
+        self._status_counts = (shown, len(view.rows))
+        self._show_status()
         if envs:
             text, failed = env_banner(envs, self.app.key_for("quit"))
             screen.query_one(Banner).show_text(text, failed=failed)
@@ -295,7 +293,19 @@ class Renderer:
                              list(self.app.statuses.get(tid, {}).values()), view=view,
                              raw=self.app.raw_ids)
         self.app.triage.show_replay_bar()
-        self._refresh_gates()
+        self.gates.refresh(view)
+
+    def _show_status(self) -> None:
+        screen = self.app.main_screen
+        supervisor = self.app.source.supervisor
+        try:
+            bar = screen.query_one(StatusBar)
+        except NoMatches:
+            return  # a repaint due after the screen was torn down at exit
+        bar.show(self.app.source.label, self.app.conn, self._sequence.shown(supervisor.cursor_shell),
+                 *self._status_counts, self.app.row_filter.describe(), note=self.app.demo_note,
+                 short_note=self.app.demo_short, replay=self.app.triage.replaying,
+                 watching=watching_text(supervisor), policies=self.app.policies.text)
 
     def key_pressed(self) -> None:
         """The user is at the keys: the demo's narration has had its say (a later step of
@@ -385,15 +395,3 @@ class Renderer:
     def _user_may_be_away(self) -> bool:
         return not (self._focus_reported and self._terminal_focused)
 
-    def _refresh_gates(self) -> None:
-        gates = tuple(self.app.check_action(spec.action, ()) for spec in ACTIONS)
-        if gates != self._gates:
-            self._gates = gates
-            self.app.refresh_bindings()
-
-
-def watching_text(supervisor: object) -> str:
-    """"watching 300 of 340 active threads" when past the stream cap some are not watched."""
-    ask = getattr(supervisor, "watching", None)  # the several-environment view has no cap
-    watching = ask() if callable(ask) else None
-    return watching.describe() if watching is not None and watching.unwatched else ""

@@ -1,0 +1,51 @@
+"""The status bar's changing parts: its sequence number, painted a few times a second,
+not every frame.
+
+Under load the stream's sequence moves hundreds of times a second and each frame (60 a
+second) would paint the status bar again for it (~0.6 ms a paint). A number changing that
+fast is read at a few paints a second; what must hold is that it is exact once the stream is
+quiet: a change held back is painted by a trailing repaint `SEQUENCE_S` after the last paint.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+SEQUENCE_S = 0.25  # at most 4 paints a second for the sequence alone
+
+
+class ShownSequence:
+    """Which sequence the status bar shows now; `repaint` is called when one held back is due."""
+
+    def __init__(self, set_timer: Callable[..., Any], repaint: Callable[[], None]) -> None:
+        self._set_timer = set_timer
+        self._repaint = repaint
+        self._shown: int | None = None
+        self._at = float("-inf")
+        self._timer: Any = None
+
+    def shown(self, sequence: int | None) -> int | None:
+        """`sequence`, or the one shown while the last paint of it is too recent."""
+        if sequence == self._shown:
+            return sequence
+        now = time.monotonic()
+        wait = self._at + SEQUENCE_S - now
+        if self._shown is None or sequence is None or wait <= 0:
+            self._shown, self._at = sequence, now
+            return sequence
+        if self._timer is None:
+            self._timer = self._set_timer(wait, self._due, name="sequence")
+        return self._shown
+
+    def _due(self) -> None:
+        self._timer = None
+        self._repaint()
+
+
+def watching_text(supervisor: object) -> str:
+    """"watching 300 of 340 active threads" when past the stream cap some are not watched."""
+    ask = getattr(supervisor, "watching", None)  # the several-environment view has no cap
+    watching = ask() if callable(ask) else None
+    return watching.describe() if watching is not None and watching.unwatched else ""

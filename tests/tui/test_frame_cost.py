@@ -1,0 +1,93 @@
+"""A frame's fixed cost: what every frame did whatever changed (the action gates, the status
+bar's sequence) is done only when what it shows changed, and is still right."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from t3tui.tui.app.keys import ACTIONS
+from t3tui.tui.app.statusline import SEQUENCE_S
+from t3tui.tui.screenshots import settled, showcase_app
+from t3tui.tui.widgets.footer import KeyFooter
+from t3tui.tui.widgets.panes import StatusBar
+from t3tui.tui.widgets.thread_tree import ThreadTree
+from tests.model import factory as f
+from tests.tui.test_footer import interrupt_key, select_where
+from tests.tui.waiting import until
+
+SIZE = (160, 48)
+
+
+def frame(app: Any) -> None:
+    """One frame as the renderer runs it: the stream's changes and the selected row."""
+    app.renderer.patch(app.renderer.selected())
+
+
+async def test_frames_check_the_gates_only_when_what_they_read_changed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        tree = app.query_one(ThreadTree)
+        select_where(app, tree, None)  # a row on which interrupt is dimmed
+        frame(app)
+        checked: list[str] = []
+        real = app.actions.check_action
+
+        def counted(action: str, parameters: tuple[object, ...]) -> bool | None:
+            checked.append(action)
+            return real(action, parameters)
+
+        monkeypatch.setattr(app.actions, "check_action", counted)
+        for _ in range(10):
+            frame(app)
+        assert checked == [], f"{len(checked)} gates checked in 10 frames that changed none"
+
+        # the selection moves: the very next frame checks them, and the keys follow
+        select_where(app, tree, True)
+        checked.clear()
+        refreshed: list[int] = []
+        monkeypatch.setattr(app, "refresh_bindings", lambda: refreshed.append(1))
+        frame(app)
+        assert len(checked) == len(ACTIONS) and refreshed == [1]
+        monkeypatch.undo()
+        app.refresh_bindings()
+        await until(lambda: (k := interrupt_key(app)) is not None
+                    and not k.has_class("-disabled"), what="the footer's interrupt key on")
+        assert app.query_one(KeyFooter) is not None
+
+
+async def test_the_sequence_is_painted_a_few_times_a_second_and_exact_once_quiet(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        bar = app.query_one(StatusBar)
+        painted: list[str] = []
+        real = bar.update
+
+        def counted(*args: Any, **kwargs: Any) -> None:
+            painted.append(str(args[0]) if args else "")
+            real(*args, **kwargs)
+
+        monkeypatch.setattr(bar, "update", counted)
+        supervisor = app.source.supervisor
+        first = supervisor.cursor_shell
+        assert first is not None
+        row = f.shell_row("thread-busy", "Busy", -10, status="running", run="run-b",
+                          requested=-10, started=-10, updated=-5)
+        started = time.monotonic()
+        for n in range(1, 41):  # the stream moves faster than frames: every frame a new number
+            supervisor.apply_shell({"kind": "thread.updated", "sequence": first + n,
+                                    "location": "active", "thread": row})
+            frame(app)
+        elapsed = time.monotonic() - started
+        # the new thread's count paints once; the number alone a few times a second
+        assert len(painted) <= 2 + elapsed / SEQUENCE_S, \
+            f"{len(painted)} paints of the status bar in {elapsed:.2f} s"
+        last = f"seq {first + 40}"
+        await until(lambda: last in str(bar.render()), timeout=5.0,
+                    what="the last sequence on the status bar once the stream is quiet")
