@@ -91,3 +91,23 @@ async def test_the_sequence_is_painted_a_few_times_a_second_and_exact_once_quiet
         last = f"seq {first + 40}"
         await until(lambda: last in str(bar.render()), timeout=5.0,
                     what="the last sequence on the status bar once the stream is quiet")
+
+
+async def test_the_first_key_clears_the_demo_note_without_a_full_view(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's note is the status line's alone: the first key took a full view for it."""
+    app = showcase_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settled(pilot)
+        app.demo_note, app.demo_short = "demo: settled by itself", "demo: settled"
+        app.refresh_view()
+        bar = app.query_one(StatusBar)
+        assert "demo:" in str(bar.render())
+        supervisor = app.source.supervisor
+        views: list[int] = []
+        view = supervisor.view
+        monkeypatch.setattr(supervisor, "view", lambda now: views.append(1) or view(now))
+        await pilot.press("down")
+        await until(lambda: "demo:" not in str(bar.render()), what="the note gone")
+        await pilot.pause()
+        assert app.demo_note == "" and views == []

@@ -26,7 +26,7 @@ from t3tui.policy.resume import OwnPauseClock
 from t3tui.tui.app.autopilot import next_step, story_told
 from t3tui.tui.app.gates import Gates
 from t3tui.tui.app.port import AppPort
-from t3tui.tui.app.statusline import ShownSequence, watching_text
+from t3tui.tui.app.statusline import StatusLine
 from t3tui.tui.app.terminal import set_terminal_title
 from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.view.env_render import (
@@ -42,7 +42,7 @@ from t3tui.tui.view.labels import counts_text
 from t3tui.tui.view.liveview import Throttle, changes_among, patch_view, row_index
 from t3tui.tui.view.notify import Notice, grouped, notices
 from t3tui.tui.widgets.env_tree import EnvThreadTree, env_of
-from t3tui.tui.widgets.panes import Banner, DetailPane, StatusBar, TimelineView
+from t3tui.tui.widgets.panes import Banner, DetailPane, TimelineView
 from t3tui.tui.widgets.thread_tree import ThreadTree
 
 NARROW = 100  # columns below which the tree takes more of the width
@@ -72,8 +72,7 @@ class Renderer:
         self._last_frame = float("-inf")
         self._title = ""
         self.gates = Gates(app)
-        self._sequence = ShownSequence(app.set_timer, self._show_status)
-        self._status_counts = (0, 0)  # rows shown, rows in the view: for a status repaint
+        self.status = StatusLine(app)
         self._env_last_live: dict[str, datetime] = {}
         self._synced_view: SupervisorView | None = None
         self._quiet: dict[str, datetime] = {}
@@ -278,8 +277,7 @@ class Renderer:
         shown = len(tree.nodes)
         if self.app.autopilot and changed is None and live:
             self._autopilot(view)
-        self._status_counts = (shown, len(view.rows))
-        self._show_status()
+        self.status.show(shown, len(view.rows))
         if envs:
             text, failed = env_banner(envs, self.app.key_for("quit"))
             screen.query_one(Banner).show_text(text, failed=failed)
@@ -295,24 +293,12 @@ class Renderer:
         self.app.triage.show_replay_bar()
         self.gates.refresh(view)
 
-    def _show_status(self) -> None:
-        screen = self.app.main_screen
-        supervisor = self.app.source.supervisor
-        try:
-            bar = screen.query_one(StatusBar)
-        except NoMatches:
-            return  # a repaint due after the screen was torn down at exit
-        bar.show(self.app.source.label, self.app.conn, self._sequence.shown(supervisor.cursor_shell),
-                 *self._status_counts, self.app.row_filter.describe(), note=self.app.demo_note,
-                 short_note=self.app.demo_short, replay=self.app.triage.replaying,
-                 watching=watching_text(supervisor), policies=self.app.policies.text)
-
     def key_pressed(self) -> None:
         """The user is at the keys: the demo's narration has had its say (a later step of
         its own still tells what it did)."""
         if self.app.demo_note:
             self.app.demo_note = self.app.demo_short = ""
-            self.app.call_after_refresh(self.refresh_view)
+            self.app.call_after_refresh(self.status.repaint)  # the note is the status line's
 
     def _autopilot(self, view: SupervisorView) -> None:
         """The demo's own seed 004 steps, each once, on full views (autopilot.py)."""

@@ -13,6 +13,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from textual.css.query import NoMatches
+
+from t3tui.tui.app.port import AppPort
+from t3tui.tui.widgets.panes import StatusBar
+
 SEQUENCE_S = 0.25  # at most 4 paints a second for the sequence alone
 
 
@@ -43,6 +48,32 @@ class ShownSequence:
         self._timer = None
         self._repaint()
 
+
+
+class StatusLine:
+    """The status bar, shown by each frame's `show` and again when a held-back sequence is due."""
+
+    def __init__(self, app: AppPort) -> None:
+        self.app = app
+        self._counts = (0, 0)  # rows shown, rows in the view: kept for a repaint of its own
+        self._sequence = ShownSequence(app.set_timer, self.repaint)
+
+    def show(self, shown: int, total: int) -> None:
+        self._counts = (shown, total)
+        self.repaint()
+
+    def repaint(self) -> None:
+        """The line again with the frame's counts (the sequence, the demo's note moved)."""
+        app = self.app
+        supervisor = app.source.supervisor
+        try:
+            bar = app.main_screen.query_one(StatusBar)
+        except NoMatches:
+            return  # a repaint due after the screen was torn down at exit
+        bar.show(app.source.label, app.conn, self._sequence.shown(supervisor.cursor_shell),
+                 *self._counts, app.row_filter.describe(), note=app.demo_note,
+                 short_note=app.demo_short, replay=app.triage.replaying,
+                 watching=watching_text(supervisor), policies=app.policies.text)
 
 def watching_text(supervisor: object) -> str:
     """"watching 300 of 340 active threads" when past the stream cap some are not watched."""
