@@ -249,6 +249,12 @@ class Derivation:
             return None
         return self._kept(asm, thread_id, self._depth(asm, thread_id))
 
+    def synchronized(self) -> bool:
+        """What a view now says in `synchronized`: the shell and every watched thread are
+        caught up with the server."""
+        return self._shell_synced and all(
+            rec.synced for rec in self._ix.records.values() if rec.proj is not None)
+
     def view(self, now: datetime) -> SupervisorView:
         """Every shown thread in tree order, with counts and ranked findings. Rows whose
         inputs did not change and whose moment has not come are reused, not re-derived."""
@@ -264,11 +270,8 @@ class Derivation:
         for gone in [t for t in memo if t not in shown]:
             del memo[gone]
         self._last = None  # its memos cover every shown thread: not worth their memory
-        synced = self._shell_synced and all(
-            rec.synced for rec in self._ix.records.values() if rec.proj is not None
-        )
         return SupervisorView(now=now, rows=rows, findings=tuple(findings), counts=counts,
-                              synchronized=synced, by_id={r.id: r for r in rows},
+                              synchronized=self.synchronized(), by_id={r.id: r for r in rows},
                               watching=self.watching())
 
 

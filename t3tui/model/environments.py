@@ -83,6 +83,8 @@ class Combined:
         **dict.fromkeys(("watching", "watch_cap", "set_watch_cap"),
                         "each environment's session holds its own streams within its own cap "
                         "(status --env gives each environment's `watching`)"),
+        "synchronized": "the several environments' view leaves out those down (`merge_views`): "
+                        "the app takes a full view on their connections' changes",
     }
     changes = staticmethod(Supervisor.changes)
 

@@ -8,14 +8,19 @@ from typing import Any
 
 import pytest
 
+from t3tui.backend.testing import running_backend
+from t3tui.client.state import Live
+from t3tui.tui.app.app import SupervisorApp
 from t3tui.tui.app.keys import ACTIONS
+from t3tui.tui.app.messages import ConnectionChanged
 from t3tui.tui.app.statusline import SEQUENCE_S
 from t3tui.tui.screenshots import settled, showcase_app
 from t3tui.tui.widgets.footer import KeyFooter
-from t3tui.tui.widgets.panes import StatusBar
+from t3tui.tui.widgets.panes import Banner, StatusBar
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.model import factory as f
 from tests.tui.test_footer import interrupt_key, select_where
+from tests.tui.test_live import DEMO_PARAMS, live_app
 from tests.tui.waiting import until
 
 SIZE = (160, 48)
@@ -91,6 +96,46 @@ async def test_the_sequence_is_painted_a_few_times_a_second_and_exact_once_quiet
         last = f"seq {first + 40}"
         await until(lambda: last in str(bar.render()), timeout=5.0,
                     what="the last sequence on the status bar once the stream is quiet")
+
+
+@pytest.mark.e2e
+async def test_the_turn_to_live_over_a_synchronized_tree_takes_no_full_view(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The turn to live took a full view (35-115 ms at 5,000 threads), which landed on the
+    user's first keys, though at a big tree the catch-up's own full view had run before it
+    and the rows were those on screen. Over a synchronized tree the turn is a frame's: the
+    banner, the status, the tree's dimming."""
+    seen: list[tuple[bool, int]] = []  # at the turn to live: (view synchronized, full views)
+    real = SupervisorApp.on_connection_changed
+
+    def counted(self: SupervisorApp, message: ConnectionChanged) -> None:
+        supervisor = self.source.supervisor
+        if not isinstance(message.state, Live):
+            real(self, message)
+            return
+        if supervisor.synchronized():
+            self.renderer.refresh_view()  # the catch-up's frame, first as at 5,000 threads
+        synced = self.view is not None and self.view.synchronized
+        views: list[int] = []
+        view = supervisor.view
+        supervisor.view = lambda now: views.append(1) or view(now)
+        try:
+            real(self, message)
+        finally:
+            del supervisor.view
+        seen.append((synced, len(views)))
+
+    monkeypatch.setattr(SupervisorApp, "on_connection_changed", counted)
+    async with running_backend(scenario="demo", scenario_params=DEMO_PARAMS) as backend:
+        app = live_app(backend.url, backend.token)
+        async with app.run_test(size=SIZE):
+            await until(lambda: seen, what="the connection live")
+            assert seen == [(True, 0)], f"(synchronized, full views) at the turn: {seen}"
+            tree = app.query_one(ThreadTree)
+            bar, banner = app.query_one(StatusBar), app.query_one(Banner)
+            await until(lambda: "● live" in str(bar.render()) and not tree.has_class("-stale")
+                        and not str(banner.render()).strip(),
+                        what="the live look: status, banner gone, tree not dimmed")
 
 
 async def test_the_first_key_clears_the_demo_note_without_a_full_view(

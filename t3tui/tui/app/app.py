@@ -245,7 +245,7 @@ class SupervisorApp(ToastsMixin, TypingApp):
 
     def on_connection_changed(self, message: ConnectionChanged) -> None:
         self.conn = message.state
-        self.renderer.refresh_view()
+        self.renderer.connection_changed()
 
     def on_source_ended(self, message: SourceEnded) -> None:
         if not isinstance(self.conn, Failed):
