@@ -25,6 +25,11 @@ class Gates:
         self._key: tuple[object, ...] | None = None
         self._gates: tuple[bool | None, ...] = ()
 
+    @property
+    def shown(self) -> tuple[bool | None, ...]:
+        """The gates the keys show now, one per action (`keys.ACTIONS`' order)."""
+        return self._gates
+
     def refresh(self, view: SupervisorView) -> None:
         key = self._key_now(view)
         if key == self._key:
