@@ -103,6 +103,11 @@ class FrameClientRun(ClientRun):
         self.updates += 1
         if self.synced_cpu is None and self.session is not None \
                 and isinstance(self.session.state.value, Live):
+            # The frame that shows the synchronized tree belongs to the sync, as the floor's
+            # decode of it does: left to the ticker, it fell before or after this moment by
+            # chance, and after it counted every row the sync made (the first tree; the
+            # shell's `synchronized` lifting each row's `stale` overlay) as the burst's.
+            self.supervisor.changed_rows(self.now)
             self.synced_cpu = time.process_time()
 
     def frame(self) -> None:
