@@ -138,7 +138,8 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
         "t3tui derives the rows of the threads each batch dirtied, after every batch (issue "
         "11's definition); @frames is the same client at the app's cadence: batches only mark "
         "rows, and at most 60 times a second a frame asks changed_rows(now) (plus one frame "
-        "after the last batch, not timed); rows/item: rows handed out per burst item",
+        "after the last batch, not timed; the frame that shows the synchronized tree is taken "
+        "before the burst's window); rows/item: rows handed out per burst item",
         "CPU us/item: this process's CPU time from every stream synchronized to the last Ack, "
         "per burst item (the servers run in another process): unlike items/s, a loaded "
         "machine barely moves it; CPU floor/@frames is the throughput ratio a client that is "
