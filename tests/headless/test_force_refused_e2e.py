@@ -7,18 +7,16 @@ refusal is the real backend's, over real sockets, with real agent processes."""
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from t3tui.backend.testing import RunningBackend, pid_alive, running_backend, wait_until
+from t3tui.backend.testing import RunningBackend
 from t3tui.protocol.commands import ProviderSessionDetach
-from tests.backend.transport.test_commands import agent_pids_running
 from tests.headless.cli import cli, server_args
 from tests.headless.test_commands_e2e import active_run
+from tests.runaway import sleeping_agents
 
 pytestmark = pytest.mark.e2e
 OTHER_CLIENT = "Detached by another client."
@@ -53,23 +51,15 @@ def another_client_detaches_first(backend: RunningBackend) -> Iterator[list[str]
 async def test_a_refused_forced_stop_says_refused_and_nothing_else() -> None:
     sleep = 600 + 47.25  # a sleep length no other test uses: its processes are found by it
     thread = "thread-stop-top"
-    agents: set[int] = set()
-    async with running_backend(scenario="stop-never-lands-top-level",
-                               scenario_params={"sleep": sleep}) as backend:
-        try:
-            agents = await wait_until(lambda: agent_pids_running(f"sleep {sleep:g}"),
-                                      timeout=20, what="the thread's command")
-            assert active_run(backend, thread)
-            with another_client_detaches_first(backend) as beaten:
-                forced = await cli("interrupt", thread, "--force", "--timeout", "5",
-                                   *server_args(backend))
-            assert len(beaten) == 1, beaten
-            assert forced.code == 1, forced
-            refusal = (f"server refused: Provider session {beaten[0]} is not attached to "
-                       f"thread {thread}.")
-            assert forced.out.strip() == refusal, forced.out
-            assert "detached" not in forced.out, forced.out
-        finally:
-            for pid in agents:  # never leave a sleeper behind, whatever failed
-                if pid_alive(pid):
-                    os.kill(pid, signal.SIGKILL)
+    async with sleeping_agents(sleep, "stop-never-lands-top-level",
+                               what="the thread's command") as (backend, _):
+        assert active_run(backend, thread)
+        with another_client_detaches_first(backend) as beaten:
+            forced = await cli("interrupt", thread, "--force", "--timeout", "5",
+                               *server_args(backend))
+        assert len(beaten) == 1, beaten
+        assert forced.code == 1, forced
+        refusal = (f"server refused: Provider session {beaten[0]} is not attached to "
+                   f"thread {thread}.")
+        assert forced.out.strip() == refusal, forced.out
+        assert "detached" not in forced.out, forced.out

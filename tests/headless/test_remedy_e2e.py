@@ -6,21 +6,14 @@ dwells (a one-shot command sees the finding only once its dwell held)."""
 
 from __future__ import annotations
 
-import os
-import signal
-
 import pytest
 
-from t3tui.backend.testing import pid_alive, running_backend, wait_until
-from t3tui.model import DetectorConfig
 from t3tui.model.labels import short_id
 from t3tui.words.remedy import remedy
-from tests.backend.transport.test_commands import agent_pids_running
 from tests.headless.cli import cli, server_args
-from tests.headless.test_second_wave_e2e import finding, watching
+from tests.runaway import watched_runaway
 
 pytestmark = pytest.mark.e2e
-RULE = "provider-active-after-interrupt"
 
 
 def flat(text: str) -> str:
@@ -29,35 +22,23 @@ def flat(text: str) -> str:
 
 
 async def test_the_report_status_and_interrupt_name_a_runaways_remedy_in_the_same_words() -> None:
-    sleep = 600 + 41.25  # a sleep length no other test uses: its processes are found by it
-    agents: set[int] = set()
-    async with running_backend(scenario="runaway-provider",
-                               scenario_params={"sleep": sleep}) as backend, \
-            watching(backend, DetectorConfig()) as (session, sup):
-        try:
-            agents = await wait_until(lambda: agent_pids_running(f"sleep {sleep:g}"),
-                                      timeout=20, what="the runaway child's command")
-            found = await finding(session, sup, RULE, 60)
-            assert found is not None, "the runaway was never flagged"
-            cure = remedy(found)
-            assert cure is not None and "forced stop" in cure
-            command = f"t3tui interrupt {short_id(found.thread_id)} --force"
-            args = server_args(backend)
+    async with watched_runaway(600 + 41.25) as run:  # a sleep length no other test uses
+        found = run.found
+        cure = remedy(found)
+        assert cure is not None and "forced stop" in cure
+        command = f"t3tui interrupt {short_id(found.thread_id)} --force"
+        args = server_args(run.backend)
 
-            report = await cli("report", found.thread_id, *args)
-            assert report.code == 0, report
-            section = flat(report.out.split("## Findings", 1)[1].split("## What was done")[0])
-            assert f"Remedy: {cure}" in section, section
-            assert command in section, section
+        report = await cli("report", found.thread_id, *args)
+        assert report.code == 0, report
+        section = flat(report.out.split("## Findings", 1)[1].split("## What was done")[0])
+        assert f"Remedy: {cure}" in section, section
+        assert command in section, section
 
-            status = await cli("status", *args)
-            assert status.code == 1, status
-            assert f"→ {cure}; from a shell: {command}" in flat(status.out), status.out
+        status = await cli("status", *args)
+        assert status.code == 1, status
+        assert f"→ {cure}; from a shell: {command}" in flat(status.out), status.out
 
-            plain = await cli("interrupt", found.thread_id, *args)
-            assert plain.code == 1, plain
-            assert cure in flat(plain.out) and command in plain.out, plain.out
-        finally:
-            for pid in agents:  # never leave a sleeper behind, whatever failed
-                if pid_alive(pid):
-                    os.kill(pid, signal.SIGKILL)
+        plain = await cli("interrupt", found.thread_id, *args)
+        assert plain.code == 1, plain
+        assert cure in flat(plain.out) and command in plain.out, plain.out

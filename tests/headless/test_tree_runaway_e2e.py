@@ -7,22 +7,15 @@ delegated child in one Codex session), real agent processes, the default dwells.
 
 from __future__ import annotations
 
-import os
-import signal
-
 import pytest
 
-from t3tui.backend.testing import RunningBackend, pid_alive, running_backend, wait_until
-from t3tui.model import DetectorConfig
-from tests.backend.transport.test_commands import agent_pids_running
+from t3tui.backend.testing import RunningBackend, pid_alive, wait_until
 from tests.headless.cli import cli, server_args
 from tests.headless.test_commands_e2e import active_run
-from tests.headless.test_second_wave_e2e import finding, now, rule_on, watching
+from tests.headless.test_second_wave_e2e import now, rule_on
+from tests.runaway import CHILD, PARENT, RULE, watched_runaway
 
 pytestmark = pytest.mark.e2e
-RULE = "provider-active-after-interrupt"
-PARENT = "thread-runaway"
-CHILD = "Interrupted, still burning CPU"
 
 
 def flat(text: str) -> str:
@@ -35,67 +28,45 @@ def live_sessions(backend: RunningBackend, thread: str) -> set[str]:
 
 
 async def test_stop_the_tree_force_stops_a_runaway_descendant() -> None:
-    sleep = 600 + 37.25  # a sleep length no other test uses: its processes are found by it
-    agents: set[int] = set()
-    async with running_backend(scenario="runaway-provider",
-                               scenario_params={"sleep": sleep}) as backend, \
-            watching(backend, DetectorConfig()) as (session, sup):
-        try:
-            agents = await wait_until(lambda: agent_pids_running(f"sleep {sleep:g}"),
-                                      timeout=20, what="the runaway child's command")
-            found = await finding(session, sup, RULE, 60)
-            assert found is not None, "the runaway was never flagged"
-            assert active_run(backend, PARENT) is None and active_run(backend, found.thread_id) is None
+    async with watched_runaway(600 + 37.25) as run:  # a sleep length no other test uses
+        backend, agents, session, sup, found = (
+            run.backend, run.agents, run.session, run.sup, run.found)
+        assert active_run(backend, PARENT) is None and active_run(backend, found.thread_id) is None
 
-            tree = await cli("interrupt", PARENT, "--tree", *server_args(backend))
-            assert tree.code == 0, tree
-            out = flat(tree.out)
-            assert f"forced {CHILD} its provider ran on after run {found.evidence['runId']}" in out, out
-            assert "stopped 1 of 1" in out, out
-            await wait_until(lambda: not any(pid_alive(pid) for pid in agents),
-                             timeout=15, what="the runaway's processes end")
-            cleared = await session.wait_until(
-                lambda: rule_on(sup.view(now()), RULE) is None or None, 10)
-            assert cleared, "the finding did not clear"
-        finally:
-            for pid in agents:  # never leave a sleeper behind, whatever failed
-                if pid_alive(pid):
-                    os.kill(pid, signal.SIGKILL)
+        tree = await cli("interrupt", PARENT, "--tree", *server_args(backend))
+        assert tree.code == 0, tree
+        out = flat(tree.out)
+        assert f"forced {CHILD} its provider ran on after run {found.evidence['runId']}" in out, out
+        assert "stopped 1 of 1" in out, out
+        await wait_until(lambda: not any(pid_alive(pid) for pid in agents),
+                         timeout=15, what="the runaway's processes end")
+        cleared = await session.wait_until(
+            lambda: rule_on(sup.view(now()), RULE) is None or None, 10)
+        assert cleared, "the finding did not clear"
 
 
 async def test_a_runaway_sharing_its_session_with_a_running_parent_is_not_forced() -> None:
     sleep = 600 + 31.25
-    agents: set[int] = set()
-    async with running_backend(scenario="runaway-provider",
-                               scenario_params={"sleep": sleep}) as backend, \
-            watching(backend, DetectorConfig()) as (session, sup):
-        try:
-            agents = await wait_until(lambda: agent_pids_running(f"sleep {sleep:g}"),
-                                      timeout=20, what="the runaway child's command")
-            found = await finding(session, sup, RULE, 60)
-            assert found is not None, "the runaway was never flagged"
-            child = found.thread_id
-            await backend.engine.dispatch({  # the parent runs again, in the child's session
-                "type": "message.dispatch", "commandId": "c-again", "createdBy": "user",
-                "creationSource": "web", "threadId": PARENT, "messageId": "m-again",
-                "text": f"Run `sleep {sleep + 1:g}`, then reply DONE", "attachments": [],
-                "dispatchMode": {"type": "start_immediately"}})
-            parent_run = await wait_until(lambda: active_run(backend, PARENT), timeout=15,
-                                          what="the parent running again")
-            assert live_sessions(backend, PARENT) & live_sessions(backend, child)
-            await session.wait_until(
-                lambda: (r := sup.view(now()).row(PARENT)) and r.active_run_id == parent_run, 10)
+    async with watched_runaway(sleep, also=[sleep + 1]) as run:  # the parent's own sleep too
+        backend, agents, session, sup = run.backend, run.agents, run.session, run.sup
+        child = run.found.thread_id
+        await backend.engine.dispatch({  # the parent runs again, in the child's session
+            "type": "message.dispatch", "commandId": "c-again", "createdBy": "user",
+            "creationSource": "web", "threadId": PARENT, "messageId": "m-again",
+            "text": f"Run `sleep {sleep + 1:g}`, then reply DONE", "attachments": [],
+            "dispatchMode": {"type": "start_immediately"}})
+        parent_run = await wait_until(lambda: active_run(backend, PARENT), timeout=15,
+                                      what="the parent running again")
+        assert live_sessions(backend, PARENT) & live_sessions(backend, child)
+        await session.wait_until(
+            lambda: (r := sup.view(now()).row(PARENT)) and r.active_run_id == parent_run, 10)
 
-            tree = await cli("interrupt", child, "--tree", *server_args(backend))
-            assert tree.code == 1, tree
-            out = flat(tree.out)
-            assert (f"not sent {CHILD} its provider session is shared with “Stop my child (its "
-                    "provider runs on)”, which still runs") in out, out
-            assert "stopped 0 of 1" in out, out
-            assert active_run(backend, PARENT) == parent_run  # its session was left alone
-            assert live_sessions(backend, child), "the child's session was detached"
-            assert all(pid_alive(pid) for pid in agents)
-        finally:
-            for pid in agents | agent_pids_running(f"sleep {sleep + 1:g}"):
-                if pid_alive(pid):
-                    os.kill(pid, signal.SIGKILL)
+        tree = await cli("interrupt", child, "--tree", *server_args(backend))
+        assert tree.code == 1, tree
+        out = flat(tree.out)
+        assert (f"not sent {CHILD} its provider session is shared with “Stop my child (its "
+                "provider runs on)”, which still runs") in out, out
+        assert "stopped 0 of 1" in out, out
+        assert active_run(backend, PARENT) == parent_run  # its session was left alone
+        assert live_sessions(backend, child), "the child's session was detached"
+        assert all(pid_alive(pid) for pid in agents)
