@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import AsyncIterator, Callable
 from itertools import pairwise
 from pathlib import Path
 
@@ -31,27 +32,30 @@ THREADS, RATE, ITEMS = 100, 300.0, 600  # two seconds of small batches on many s
 POLICY = '[[policy]]\nwhen = "no-progress"\nafter = "1h"\ndo = "checkin"\n'
 
 
-async def test_watch_act_evaluates_again_on_news_or_once_a_second(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def policies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     (tmp_path / "policies.toml").write_text(POLICY)
-    server = ChildServer("benchmarks.replay_server", "--threads", str(THREADS), "--events",
-                         str(ITEMS), "--item-ms", str(1000 / RATE), "--rate", str(RATE),
-                         "--wait-go")
+    return tmp_path / "policies.toml"
+
+
+@contextlib.asynccontextmanager
+async def acting_on(server: ChildServer, policies: Path,
+                    note: Callable[[Acting], object]) -> AsyncIterator[None]:
+    """`watch --act --dry-run` of `server`, in process with the CLI's own arguments, once
+    synchronized; `note(acting)` is called at each evaluation of its policies."""
     async with server:
         args = build_parser().parse_args(
             ["watch", "--act", "--dry-run", "--ndjson", "--no-provider-records",
-             "--policy", str(tmp_path / "policies.toml"), "--url", server.url])
+             "--policy", str(policies), "--url", server.url])
         sup = Supervisor()
         session = Session(Target(server.url, Secret("bench-token")), sup)
         printer = Printer(ndjson=True)
         acting = Acting(args, session, sup, printer.policy, *policies_from(args))
-        evaluations: list[tuple[float, frozenset]] = []
         evaluate = acting.engine.tick
 
         def noted(*a, **k):  # type: ignore[no-untyped-def]
-            held = frozenset(f.key for fs in acting.engine._findings.values() for f in fs)
-            evaluations.append((time.monotonic(), held))
+            note(acting)
             return evaluate(*a, **k)
 
         acting.engine.tick = noted  # type: ignore[method-assign]
@@ -60,12 +64,7 @@ async def test_watch_act_evaluates_again_on_news_or_once_a_second(
         try:
             await session.wait_synchronized(60)
             watcher = asyncio.create_task(watch(session, sup, printer, acting))
-            await wait_until(lambda: evaluations, timeout=10)
-            first = len(evaluations)
-            await server.send("go")
-            await server.result(60)  # every item sent and acked
-            done = len(evaluations)
-            await wait_until(lambda: len(evaluations) >= done + 2, timeout=10)  # and after it
+            yield
         finally:
             if watcher is not None:
                 watcher.cancel()
@@ -75,6 +74,25 @@ async def test_watch_act_evaluates_again_on_news_or_once_a_second(
             await session.stop()
             runner.cancel()
             await asyncio.gather(runner, return_exceptions=True)
+
+
+async def test_watch_act_evaluates_again_on_news_or_once_a_second(policies: Path) -> None:
+    server = ChildServer("benchmarks.replay_server", "--threads", str(THREADS), "--events",
+                         str(ITEMS), "--item-ms", str(1000 / RATE), "--rate", str(RATE),
+                         "--wait-go")
+    evaluations: list[tuple[float, frozenset]] = []
+
+    def held(acting: Acting) -> None:
+        findings = frozenset(f.key for fs in acting.engine._findings.values() for f in fs)
+        evaluations.append((time.monotonic(), findings))
+
+    async with acting_on(server, policies, held):
+        await wait_until(lambda: evaluations, timeout=10)
+        first = len(evaluations)
+        await server.send("go")
+        await server.result(60)  # every item sent and acked
+        done = len(evaluations)
+        await wait_until(lambda: len(evaluations) >= done + 2, timeout=10)  # and after it
     looked = evaluations[first - 1:]
     assert looked[-1][1], "no finding was held: the policies had nothing to judge"
     early = [(round(b - a, 3), len(old), len(new)) for (a, old), (b, new)
@@ -85,46 +103,16 @@ async def test_watch_act_evaluates_again_on_news_or_once_a_second(
 
 
 async def test_watch_act_evaluates_once_a_second_though_batches_come_just_under_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        policies: Path) -> None:
     """A batch every 0.95 s wakes the loop just before an evaluation is due: the next look
     must still come when it is due, not a wait of a whole tick after that batch (~1.9 s)."""
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
-    (tmp_path / "policies.toml").write_text(POLICY)
     server = ChildServer("benchmarks.replay_server", "--threads", "20", "--events", "8",
                          "--item-ms", "950", "--rate", str(1 / 0.95), "--wait-go")
-    async with server:
-        args = build_parser().parse_args(
-            ["watch", "--act", "--dry-run", "--ndjson", "--no-provider-records",
-             "--policy", str(tmp_path / "policies.toml"), "--url", server.url])
-        sup = Supervisor()
-        session = Session(Target(server.url, Secret("bench-token")), sup)
-        printer = Printer(ndjson=True)
-        acting = Acting(args, session, sup, printer.policy, *policies_from(args))
-        evaluations: list[float] = []
-        evaluate = acting.engine.tick
-
-        def noted(*a, **k):  # type: ignore[no-untyped-def]
-            evaluations.append(time.monotonic())
-            return evaluate(*a, **k)
-
-        acting.engine.tick = noted  # type: ignore[method-assign]
-        runner = asyncio.create_task(session.run())
-        watcher = None
-        try:
-            await session.wait_synchronized(60)
-            watcher = asyncio.create_task(watch(session, sup, printer, acting))
-            await wait_until(lambda: evaluations, timeout=10)
-            await server.send("go")
-            await server.result(60)  # the last batch, ~7.6 s on
-        finally:
-            if watcher is not None:
-                watcher.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await watcher
-            await acting.close(1)
-            await session.stop()
-            runner.cancel()
-            await asyncio.gather(runner, return_exceptions=True)
+    evaluations: list[float] = []
+    async with acting_on(server, policies, lambda _: evaluations.append(time.monotonic())):
+        await wait_until(lambda: evaluations, timeout=10)
+        await server.send("go")
+        await server.result(60)  # the last batch, ~7.6 s on
     gaps = [round(b - a, 2) for a, b in pairwise(evaluations)]
     assert len(gaps) >= 5 and max(gaps) < EVALUATE_S + 0.6, (
         f"gaps between evaluations (s): {gaps}: one came late")
