@@ -9,7 +9,9 @@ process is to its loop: no callback runs and the monotonic clock moves on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator
 
 from t3tui.client.backoff import Backoff
 from t3tui.client.session import Session
@@ -22,6 +24,31 @@ from tests.client.test_session_resume import SYNCED, serve_config, shell_request
 
 T = 10.0
 SYNC_S = 2.0
+
+
+@contextlib.asynccontextmanager
+async def running(server: FakeServer, **options: float) -> AsyncIterator[
+        tuple[Session, Recording, list[ConnectionState]]]:
+    """A session on `server`, running, with every connection state it goes through."""
+    sup = Recording()
+    states: list[ConnectionState] = []
+    async with fake(server) as target:
+        session = Session(target, sup, backoff=Backoff.fast(), **options)
+        stop_states = session.state.subscribe(states.append)
+        task = asyncio.create_task(session.run())
+        try:
+            yield session, sup, states
+        finally:
+            stop_states()
+            await session.stop()
+            await asyncio.gather(task, return_exceptions=True)
+
+
+def one_socket(server: FakeServer, states: list[ConnectionState]) -> None:
+    """Synchronized once and live since, on the one socket: no reconnect."""
+    assert server.errors == []
+    assert [s.kind for s in states] == ["syncing", "live"], states
+    assert server.tickets_issued == 1
 
 
 async def test_a_pause_of_the_process_while_syncing_is_not_a_server_that_never_syncs() -> None:
@@ -39,26 +66,14 @@ async def test_a_pause_of_the_process_while_syncing_is_not_a_server_that_never_s
                 await peer.send({"_tag": "Pong"})
 
     server = FakeServer(scripts=[slow_sync])
-    sup = Recording()
-    states: list[ConnectionState] = []
-    async with fake(server) as target:
-        session = Session(target, sup, backoff=Backoff.fast(), sync_timeout=SYNC_S)
-        stop_states = session.state.subscribe(states.append)
-        task = asyncio.create_task(session.run())
-        try:
-            # the snapshot is applied, `synchronized` not yet: the deadline is running
-            assert await session.wait_until(lambda: None in sup.since_snapshot, T)
-            time.sleep(PAUSE_S + SYNC_S)  # the process stopped, longer than the deadline
-            go.set()
-            assert await session.wait_until(
-                lambda: any(isinstance(s, Live | Reconnecting) for s in states), T)
-        finally:
-            stop_states()
-            await session.stop()
-            await asyncio.gather(task, return_exceptions=True)
-    assert server.errors == []
-    assert [s.kind for s in states] == ["syncing", "live"], states
-    assert server.tickets_issued == 1  # one socket: no reconnect
+    async with running(server, sync_timeout=SYNC_S) as (session, sup, states):
+        # the snapshot is applied, `synchronized` not yet: the deadline is running
+        assert await session.wait_until(lambda: None in sup.since_snapshot, T)
+        time.sleep(PAUSE_S + SYNC_S)  # the process stopped, longer than the deadline
+        go.set()
+        assert await session.wait_until(
+            lambda: any(isinstance(s, Live | Reconnecting) for s in states), T)
+    one_socket(server, states)
 
 
 async def test_a_pause_of_the_process_with_a_ping_in_flight_is_not_a_dead_socket() -> None:
@@ -78,34 +93,22 @@ async def test_a_pause_of_the_process_with_a_ping_in_flight_is_not_a_dead_socket
                 await peer.send({"_tag": "Pong"})
 
     server = FakeServer(scripts=[answers])
-    sup = Recording()
-    states: list[ConnectionState] = []
-    async with fake(server) as target:
-        session = Session(target, sup, backoff=Backoff.fast(), ping_interval=0.5)
-        stop_states = session.state.subscribe(states.append)
-        task = asyncio.create_task(session.run())
-        try:
-            assert await session.wait_until(lambda: isinstance(session.state.value, Live), T)
-            await asyncio.wait_for(pinged.wait(), T)
-            pinged.clear()
-            pong.clear()
-            await asyncio.wait_for(pinged.wait(), T)  # a Ping is out, its Pong not yet read
-            time.sleep(PAUSE_S + 1)  # the process stopped, many ping rounds long
-            pong.set()  # the Pong is read just after the resume
-            rounds = 0
+    async with running(server, ping_interval=0.5) as (session, _, states):
+        assert await session.wait_until(lambda: isinstance(session.state.value, Live), T)
+        await asyncio.wait_for(pinged.wait(), T)
+        pinged.clear()
+        pong.clear()
+        await asyncio.wait_for(pinged.wait(), T)  # a Ping is out, its Pong not yet read
+        time.sleep(PAUSE_S + 1)  # the process stopped, many ping rounds long
+        pong.set()  # the Pong is read just after the resume
+        rounds = 0
 
-            def two_more_rounds() -> bool:
-                nonlocal rounds
-                if pinged.is_set():
-                    rounds, _ = rounds + 1, pinged.clear()
-                return rounds >= 2 or any(isinstance(s, Reconnecting) for s in states)
+        def two_more_rounds() -> bool:
+            nonlocal rounds
+            if pinged.is_set():
+                rounds, _ = rounds + 1, pinged.clear()
+            return rounds >= 2 or any(isinstance(s, Reconnecting) for s in states)
 
-            pinged.clear()
-            assert await session.wait_until(two_more_rounds, T, tick=0.05)
-        finally:
-            stop_states()
-            await session.stop()
-            await asyncio.gather(task, return_exceptions=True)
-    assert server.errors == []
-    assert [s.kind for s in states] == ["syncing", "live"], states
-    assert server.tickets_issued == 1
+        pinged.clear()
+        assert await session.wait_until(two_more_rounds, T, tick=0.05)
+    one_socket(server, states)
