@@ -13,6 +13,7 @@ from benchmarks.scaling import loaded
 from benchmarks.world import WorldSpec, build_world
 from t3tui.model import Supervisor
 from t3tui.model.assemble import Assembler
+from tests.spy import calls
 
 
 def _pair(threads: int = 120, events: int = 400):
@@ -35,14 +36,8 @@ def _apply(sup: Supervisor, stream: str | None, item: dict) -> None:
 
 def test_a_child_whose_task_row_moved_is_patched_not_derived_afresh(monkeypatch) -> None:
     world, sup, ref = _pair()
-    afresh: list[str] = []
-    real = Assembler.row
-
-    def row(self, thread_id, depth):
-        afresh.append(thread_id)
-        return real(self, thread_id, depth)
-
-    monkeypatch.setattr(Assembler, "row", row)
+    afresh: list[str] = calls(monkeypatch, Assembler, "row",
+                              lambda self, thread_id, depth: thread_id)
     task_moves = 0
     for stream, item in world.burst:
         _apply(sup, stream, item)

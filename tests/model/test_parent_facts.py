@@ -23,6 +23,7 @@ from tests.model.factory import at, runtime_request, shell_row, subagent
 from tests.model.factory import run as run_entity
 from tests.model.replay import feed
 from tests.model.timeline import Timeline
+from tests.spy import calls
 
 P, C, TASK = "thread-parent", "thread-child", "task-1"
 NOW = 100.0  # past every dwell the families' findings wait for
@@ -197,14 +198,8 @@ def test_a_parent_shell_update_children_do_not_read_derives_no_child_afresh(monk
     inc, ref = _supervisors(tl.frames)
     now = at(NOW)
     inc.changed_rows(now)
-    afresh: list[str] = []
-    real = Assembler.row
-
-    def row(self, thread_id, depth):
-        afresh.append(thread_id)
-        return real(self, thread_id, depth)
-
-    monkeypatch.setattr(Assembler, "row", row)
+    afresh: list[str] = calls(monkeypatch, Assembler, "row",
+                              lambda self, thread_id, depth: thread_id)
     preview = {"id": "msg-9", "role": "assistant", "text": "still at it", "createdAt": None}
     for k in range(3):
         done = len(tl.frames)

@@ -19,6 +19,7 @@ from t3tui.tui.widgets.footer import KeyFooter
 from t3tui.tui.widgets.panes import Banner, StatusBar
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.model import factory as f
+from tests.spy import calls
 from tests.tui.test_footer import interrupt_key, select_where
 from tests.tui.test_live import DEMO_PARAMS, live_app
 from tests.tui.waiting import until
@@ -39,14 +40,8 @@ async def test_frames_check_the_gates_only_when_what_they_read_changed(
         tree = app.query_one(ThreadTree)
         select_where(app, tree, None)  # a row on which interrupt is dimmed
         frame(app)
-        checked: list[str] = []
-        real = app.actions.check_action
-
-        def counted(action: str, parameters: tuple[object, ...]) -> bool | None:
-            checked.append(action)
-            return real(action, parameters)
-
-        monkeypatch.setattr(app.actions, "check_action", counted)
+        checked: list[str] = calls(monkeypatch, app.actions, "check_action",
+                                   lambda action, parameters: action)
         for _ in range(10):
             frame(app)
         assert checked == [], f"{len(checked)} gates checked in 10 frames that changed none"
@@ -71,14 +66,8 @@ async def test_the_sequence_is_painted_a_few_times_a_second_and_exact_once_quiet
     async with app.run_test(size=SIZE) as pilot:
         await settled(pilot)
         bar = app.query_one(StatusBar)
-        painted: list[str] = []
-        real = bar.update
-
-        def counted(*args: Any, **kwargs: Any) -> None:
-            painted.append(str(args[0]) if args else "")
-            real(*args, **kwargs)
-
-        monkeypatch.setattr(bar, "update", counted)
+        painted: list[str] = calls(monkeypatch, bar, "update",
+                                   lambda *args, **kwargs: str(args[0]) if args else "")
         supervisor = app.source.supervisor
         first = supervisor.cursor_shell
         assert first is not None
