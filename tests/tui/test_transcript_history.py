@@ -4,45 +4,28 @@ loads the older ones from the server (`getThreadProjection`) for as long as it i
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Static
 
-from t3tui.backend.testing import RunningBackend, running_backend, wait_until
-from t3tui.tui.screens.transcript import TranscriptScreen
+from t3tui.backend.testing import running_backend
 from t3tui.tui.sources import transcripts
-from tests.headless.test_commands_e2e import launch
+from tests.tui.long_talk import first_exchange, open_transcript, reply
 from tests.tui.test_live import SIZE, live_app, select, text_of
 from tests.tui.waiting import until
 
 pytestmark = pytest.mark.e2e
 
 
-async def _reply(backend: RunningBackend, thread: str, word: str) -> None:
-    await backend.engine.dispatch({
-        "type": "message.dispatch", "commandId": f"c-{word}", "createdBy": "user",
-        "creationSource": "web", "threadId": thread, "messageId": f"m-{word}",
-        "text": f"Reply {word}", "attachments": [],
-        "dispatchMode": {"type": "start_immediately"},
-    })
-    await wait_until(lambda: len(backend.engine.projection(thread).runs) >= 2
-                     and backend.engine.shell_row(thread).status == "completed", timeout=15)
-
-
 async def test_a_long_transcript_loads_its_older_messages_when_opened(monkeypatch) -> None:
     monkeypatch.setattr(transcripts, "MAX_MESSAGES", 2)
     async with running_backend() as backend:
-        thread = await launch(backend, "Reply FIRSTWORD", title="A long talk")
-        await wait_until(lambda: backend.engine.shell_row(thread).status == "completed",
-                         timeout=15)
-        await _reply(backend, thread, "LASTWORD")
+        thread = await first_exchange(backend)
+        await reply(backend, thread, "LASTWORD")
         app = live_app(backend.url, backend.token)
         async with app.run_test(size=SIZE) as pilot:
             await select(pilot, "A long talk")
             held = await until(lambda: (t := app.source.transcripts.get(thread)).messages
                                and t, what="the thread's transcript")
             assert len(held.messages) == 2  # the bound: the first exchange is not held
-            await pilot.press("enter")
-            await until(lambda: isinstance(app.screen, TranscriptScreen))
-            body = app.screen.query_one("#transcript-body", Static)
+            body = await open_transcript(pilot)
             await until(lambda: "Reply FIRSTWORD" in text_of(body), timeout=15,
                         what="the older messages, loaded from the server")
             shown = text_of(body)
@@ -57,18 +40,14 @@ async def test_a_transcript_that_grows_long_while_open_keeps_its_first_messages(
         monkeypatch) -> None:
     monkeypatch.setattr(transcripts, "MAX_MESSAGES", 2)
     async with running_backend() as backend:
-        thread = await launch(backend, "Reply FIRSTWORD", title="A long talk")
-        await wait_until(lambda: backend.engine.shell_row(thread).status == "completed",
-                         timeout=15)
+        thread = await first_exchange(backend)
         app = live_app(backend.url, backend.token)
         async with app.run_test(size=SIZE) as pilot:
             await select(pilot, "A long talk")
-            await pilot.press("enter")
-            await until(lambda: isinstance(app.screen, TranscriptScreen))
-            body = app.screen.query_one("#transcript-body", Static)
+            body = await open_transcript(pilot)
             await until(lambda: "FIRSTWORD" in text_of(body), what="the short transcript")
             assert not app.source.transcripts.get(thread).dropped  # all held when opened
-            await _reply(backend, thread, "LASTWORD")
+            await reply(backend, thread, "LASTWORD")
             await until(lambda: app.source.transcripts.get(thread).dropped == 2,
                         what="the first exchange let go while the transcript is open")
             await until(lambda: "Reply FIRSTWORD" in text_of(body)

@@ -8,15 +8,13 @@ from __future__ import annotations
 import contextlib
 
 import pytest
-from textual.widgets import Static
 
 from t3tui.backend.testing import RunningBackend, running_backend, wait_until
 from t3tui.model.environments import qualify
-from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.sources import transcripts
+from tests.tui.long_talk import open_transcript, reply
 from tests.tui.test_environments_actions import select_in, two_env_app
 from tests.tui.test_live import SIZE, text_of
-from tests.tui.test_transcript_history import _reply
 from tests.tui.waiting import until
 
 pytestmark = pytest.mark.e2e
@@ -36,7 +34,7 @@ async def _long_talk(backend: RunningBackend, first: str, last: str) -> None:
     })
     await wait_until(lambda: (row := backend.engine.shell_row(THREAD)) is not None
                      and row.status == "completed", timeout=15)
-    await _reply(backend, THREAD, last)
+    await reply(backend, THREAD, last)
 
 
 async def test_older_messages_come_from_the_threads_own_environment(monkeypatch) -> None:
@@ -51,9 +49,7 @@ async def test_older_messages_come_from_the_threads_own_environment(monkeypatch)
             held = await until(lambda: len((t := app.source.transcripts.get(row.id)).messages)
                                == 2 and t, what="the devbox thread's latest messages")
             assert held.dropped == 2  # the bound: the first exchange is not held
-            await pilot.press("enter")
-            await until(lambda: isinstance(app.screen, TranscriptScreen))
-            body = app.screen.query_one("#transcript-body", Static)
+            body = await open_transcript(pilot)
             await until(lambda: "Reply DEVBOXFIRST" in text_of(body), timeout=15,
                         what="the older messages, read from the devbox server")
             shown = text_of(body)
@@ -78,9 +74,7 @@ async def test_an_environment_that_is_down_says_its_older_messages_could_not_be_
                         what="the devbox thread's latest messages")
             await devbox_stack.aclose()  # the devbox server goes away under the app
             await until(lambda: "devbox" in app.source.down(), what="devbox down")
-            await pilot.press("enter")
-            await until(lambda: isinstance(app.screen, TranscriptScreen))
-            body = app.screen.query_one("#transcript-body", Static)
+            body = await open_transcript(pilot)
             await until(lambda: "could not be read" in text_of(body), timeout=15,
                         what="the failure, in one line")
             shown = text_of(body)

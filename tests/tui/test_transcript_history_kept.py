@@ -9,15 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from textual.widgets import Static
 
-from t3tui.backend.testing import running_backend, wait_until
-from t3tui.tui.screens.transcript import TranscriptScreen
+from t3tui.backend.testing import running_backend
 from t3tui.tui.sources import source as source_module
 from t3tui.tui.sources import transcripts
-from tests.headless.test_commands_e2e import launch
+from tests.tui.long_talk import first_exchange, open_transcript, reply
 from tests.tui.test_live import SIZE, live_app, select, text_of
-from tests.tui.test_transcript_history import _reply
 from tests.tui.waiting import until
 
 pytestmark = pytest.mark.e2e
@@ -34,19 +31,15 @@ async def test_the_older_messages_are_read_once_for_every_opening(monkeypatch) -
 
     monkeypatch.setattr(source_module, "fetch_projection", counted)
     async with running_backend() as backend:
-        thread = await launch(backend, "Reply FIRSTWORD", title="A long talk")
-        await wait_until(lambda: backend.engine.shell_row(thread).status == "completed",
-                         timeout=15)
-        await _reply(backend, thread, "LASTWORD")
+        thread = await first_exchange(backend)
+        await reply(backend, thread, "LASTWORD")
         app = live_app(backend.url, backend.token)
         async with app.run_test(size=SIZE) as pilot:
             await select(pilot, "A long talk")
             await until(lambda: app.source.transcripts.get(thread).dropped,
                         what="the first exchange let go")
             for _ in range(3):
-                await pilot.press("enter")
-                await until(lambda: isinstance(app.screen, TranscriptScreen))
-                body = app.screen.query_one("#transcript-body", Static)
+                body = await open_transcript(pilot)
                 await until(lambda b=body: "Reply FIRSTWORD" in text_of(b), timeout=15,
                             what="the older messages")
                 shown = text_of(body)
@@ -66,9 +59,7 @@ async def test_the_older_messages_are_read_once_for_every_opening(monkeypatch) -
                                     app.source.transcripts.get(thread).messages.values()),
                         what="the third exchange held")
             assert len(backend.engine.projection(thread).runs) > runs
-            await pilot.press("enter")
-            await until(lambda: isinstance(app.screen, TranscriptScreen))
-            body = app.screen.query_one("#transcript-body", Static)
+            body = await open_transcript(pilot)
             await until(lambda: "Reply LASTWORD" in text_of(body), timeout=15,
                         what="the messages let go since, read again")
             shown = text_of(body)

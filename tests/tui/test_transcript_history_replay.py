@@ -19,11 +19,10 @@ from t3tui.client.secret import Secret, Target
 from t3tui.client.state import Live
 from t3tui.tui.app.app import SupervisorApp
 from t3tui.tui.app.config import TuiConfig
-from t3tui.tui.screens.transcript import TranscriptScreen
 from t3tui.tui.sources import transcripts
 from t3tui.tui.sources.replay import ReplaySource
 from t3tui.tui.sources.source import LiveSource
-from tests.headless.test_commands_e2e import launch
+from tests.tui.long_talk import first_exchange, open_transcript
 from tests.tui.test_live import SIZE, select, text_of
 from tests.tui.waiting import until
 
@@ -46,9 +45,7 @@ async def _record_long_talk(path: Path, between: int = 0) -> str:
     """A recording of a thread: FIRSTWORD asked and answered (the thread's snapshot), then
     `between` more exchanges and LASTWORD (its events)."""
     async with running_backend() as backend:
-        thread = await launch(backend, "Reply FIRSTWORD", title="A long talk")
-        await wait_until(lambda: backend.engine.shell_row(thread).status == "completed",
-                         timeout=15)
+        thread = await first_exchange(backend)
         source = LiveSource(Target(backend.url, Secret(backend.token)), backoff=Backoff.fast())
         recorder = source.record_to(str(path))
         runner = asyncio.create_task(source.run())
@@ -105,9 +102,7 @@ async def test_a_long_transcript_in_replay_shows_its_first_messages(
         app.refresh_view()
         await select(pilot, "A long talk")
         assert source.transcripts.get(thread).dropped == 2
-        await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, TranscriptScreen))
-        body = app.screen.query_one("#transcript-body", Static)
+        body = await open_transcript(pilot)
         await until(lambda: "Reply FIRSTWORD" in text_of(body), timeout=15,
                     what="the older messages, read from the recording")
         shown = text_of(body)
@@ -156,9 +151,7 @@ async def test_the_transcript_follows_its_end_while_the_older_messages_come_in(
         app.refresh_view()
         await select(pilot, "A long talk")
         assert source.transcripts.get(thread).dropped == 8
-        await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, TranscriptScreen))
-        body = app.screen.query_one("#transcript-body", Static)
+        body = await open_transcript(pilot)
         await until(lambda: "Reply FIRSTWORD" in text_of(body), timeout=15,
                     what="the older messages, read from the recording")
         await pilot.pause()
