@@ -7,7 +7,6 @@ CLI's own arguments and policies."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator, Callable
@@ -22,9 +21,10 @@ from t3tui.cli import build_parser
 from t3tui.client.secret import Secret, Target
 from t3tui.client.session import Session
 from t3tui.headless.acting import Acting, policies_from
-from t3tui.headless.watch import Printer, watch
+from t3tui.headless.watch import Printer
 from t3tui.model import Supervisor
 from t3tui.policy.cadence import EVALUATE_S
+from tests.headless.watching import watch_in_process
 
 pytestmark = pytest.mark.e2e
 
@@ -59,21 +59,8 @@ async def acting_on(server: ChildServer, policies: Path,
             return evaluate(*a, **k)
 
         acting.engine.tick = noted  # type: ignore[method-assign]
-        runner = asyncio.create_task(session.run())
-        watcher = None
-        try:
-            await session.wait_synchronized(60)
-            watcher = asyncio.create_task(watch(session, sup, printer, acting))
+        async with watch_in_process(session, sup, printer, acting=acting):
             yield
-        finally:
-            if watcher is not None:
-                watcher.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await watcher
-            await acting.close(1)
-            await session.stop()
-            runner.cancel()
-            await asyncio.gather(runner, return_exceptions=True)
 
 
 async def test_watch_act_evaluates_again_on_news_or_once_a_second(policies: Path) -> None:

@@ -5,8 +5,6 @@ watched in-process; every look after the baseline comes at least a frame after t
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
 from datetime import datetime
 from itertools import pairwise
@@ -17,8 +15,9 @@ from benchmarks.procs import ChildServer
 from t3tui.backend.testing import wait_until
 from t3tui.client.secret import Secret, Target
 from t3tui.client.session import Session
-from t3tui.headless.watch import FRAME_S, Printer, watch
+from t3tui.headless.watch import FRAME_S, Printer
 from t3tui.model import Supervisor, ThreadRow
+from tests.headless.watching import watch_in_process
 
 pytestmark = pytest.mark.e2e
 
@@ -51,25 +50,16 @@ async def test_watch_takes_changed_rows_at_most_once_a_frame() -> None:
             batches += 1
 
         stop_counting = session.on_update(counted)
-        runner = asyncio.create_task(session.run())
-        watcher = None
-        try:
-            await session.wait_synchronized(60)
-            watcher = asyncio.create_task(watch(session, sup, Printer(ndjson=True)))
-            await wait_until(lambda: sup.looks, timeout=10)  # the baseline is taken
-            looks_before, batches_before = len(sup.looks), batches
-            await server.send("go")
-            await server.result(60)  # every item sent and acked
-            await wait_until(lambda: time.monotonic() - sup.looks[-1] > 2 * FRAME_S, timeout=10)
-        finally:
-            stop_counting()
-            if watcher is not None:
-                watcher.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await watcher
-            await session.stop()
-            runner.cancel()
-            await asyncio.gather(runner, return_exceptions=True)
+        async with watch_in_process(session, sup, Printer(ndjson=True)):
+            try:
+                await wait_until(lambda: sup.looks, timeout=10)  # the baseline is taken
+                looks_before, batches_before = len(sup.looks), batches
+                await server.send("go")
+                await server.result(60)  # every item sent and acked
+                await wait_until(lambda: time.monotonic() - sup.looks[-1] > 2 * FRAME_S,
+                                 timeout=10)
+            finally:
+                stop_counting()
     looks = sup.looks[looks_before - 1:]
     assert batches - batches_before >= 50, "the stream came in too few batches to tell"
     assert len(looks) > 2, "watch did not look while the stream ran"

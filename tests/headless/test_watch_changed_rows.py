@@ -3,8 +3,6 @@ rows that changed, never a whole view and a diff of every row per batch (issue 2
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from datetime import datetime
 from typing import Any
 
@@ -14,9 +12,10 @@ from rich.text import Text
 from t3tui.backend.testing import running_backend, wait_until
 from t3tui.client.secret import resolve_target
 from t3tui.client.session import Session
-from t3tui.headless.watch import Printer, watch
+from t3tui.headless.watch import Printer
 from t3tui.model import Supervisor, SupervisorView
 from tests.headless.test_commands_e2e import launch
+from tests.headless.watching import watch_in_process
 
 pytestmark = pytest.mark.e2e
 
@@ -48,12 +47,8 @@ async def test_watch_prints_changes_from_changed_rows_after_one_baseline_view() 
                                      for t in (*quiet, thread)), timeout=15)
         sup = CountingViews()
         session = Session(resolve_target(backend.url, backend.token), sup)
-        runner = asyncio.create_task(session.run())
         printer = Collected()
-        watcher = None
-        try:
-            await session.wait_synchronized(15)
-            watcher = asyncio.create_task(watch(session, sup, printer))
+        async with watch_in_process(session, sup, printer, synchronized_s=15):
             await wait_until(lambda: sup.views, timeout=5)  # the baseline is taken
             await backend.engine.dispatch({
                 "type": "message.dispatch", "commandId": "c-watch-rows", "createdBy": "user",
@@ -63,14 +58,6 @@ async def test_watch_prints_changes_from_changed_rows_after_one_baseline_view() 
             })
             await wait_until(lambda: any(r.get("threadId") == thread and r.get("from") == "running"
                                          for r in printer.records), timeout=20)
-        finally:
-            if watcher is not None:
-                watcher.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await watcher
-            await session.stop()
-            runner.cancel()
-            await asyncio.gather(runner, return_exceptions=True)
     states = [(r["threadId"], r["from"], r["to"]) for r in printer.records
               if r["kind"] == "state"]
     assert states[0][1] == "idle" and "running" in {to for _, _, to in states}
