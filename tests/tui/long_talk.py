@@ -35,6 +35,13 @@ async def reply(backend: RunningBackend, thread: str, word: str) -> None:
                      and backend.engine.shell_row(thread).status == "completed", timeout=15)
 
 
+async def long_talk(backend: RunningBackend) -> str:
+    """A thread of two exchanges, FIRSTWORD then LASTWORD, both completed; its id."""
+    thread = await first_exchange(backend)
+    await reply(backend, thread, "LASTWORD")
+    return thread
+
+
 async def open_transcript(pilot: Any) -> Static:
     """`enter` on the selected row; the transcript screen's body once it is up."""
     await pilot.press("enter")

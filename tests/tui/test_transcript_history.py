@@ -7,7 +7,7 @@ import pytest
 
 from t3tui.backend.testing import running_backend
 from t3tui.tui.sources import transcripts
-from tests.tui.long_talk import first_exchange, open_transcript, reply
+from tests.tui.long_talk import first_exchange, long_talk, open_transcript, reply
 from tests.tui.test_live import SIZE, live_app, select, text_of
 from tests.tui.waiting import until
 
@@ -17,8 +17,7 @@ pytestmark = pytest.mark.e2e
 async def test_a_long_transcript_loads_its_older_messages_when_opened(monkeypatch) -> None:
     monkeypatch.setattr(transcripts, "MAX_MESSAGES", 2)
     async with running_backend() as backend:
-        thread = await first_exchange(backend)
-        await reply(backend, thread, "LASTWORD")
+        thread = await long_talk(backend)
         app = live_app(backend.url, backend.token)
         async with app.run_test(size=SIZE) as pilot:
             await select(pilot, "A long talk")

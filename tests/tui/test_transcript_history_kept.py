@@ -13,7 +13,7 @@ import pytest
 from t3tui.backend.testing import running_backend
 from t3tui.tui.sources import source as source_module
 from t3tui.tui.sources import transcripts
-from tests.tui.long_talk import first_exchange, open_transcript, reply
+from tests.tui.long_talk import long_talk, open_transcript
 from tests.tui.test_live import SIZE, live_app, select, text_of
 from tests.tui.waiting import until
 
@@ -31,8 +31,7 @@ async def test_the_older_messages_are_read_once_for_every_opening(monkeypatch) -
 
     monkeypatch.setattr(source_module, "fetch_projection", counted)
     async with running_backend() as backend:
-        thread = await first_exchange(backend)
-        await reply(backend, thread, "LASTWORD")
+        thread = await long_talk(backend)
         app = live_app(backend.url, backend.token)
         async with app.run_test(size=SIZE) as pilot:
             await select(pilot, "A long talk")
