@@ -4,8 +4,6 @@ frames: the cache key (tui/app/gates.py) misses no input the gates read."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from t3tui.client.state import Live, Reconnecting
@@ -34,8 +32,8 @@ class Watch:
         gates = app.renderer.gates
         real = gates.refresh
 
-        def checked(view: Any) -> None:
-            real(view)
+        def checked() -> None:
+            real()
             self.frames += 1
             now = fresh(app)
             if gates.shown != now:

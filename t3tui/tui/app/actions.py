@@ -17,11 +17,11 @@ from rich.text import Text
 from t3tui import actions
 from t3tui.actions import NEEDS_ROW, interrupt_choices, unavailable
 from t3tui.client.errors import describe
-from t3tui.client.state import Live, Stale, Syncing
 from t3tui.model.environments import unqualify
 from t3tui.model.forwarding import forward_refusal, forwarded_refusal
 from t3tui.model.wiretext import display_text, is_display_safe
 from t3tui.protocol.enums import ApprovalDecision
+from t3tui.tui.app.gates import GateInputs, gate_inputs
 from t3tui.tui.app.keys import BY_ID
 from t3tui.tui.app.messages import ActionStatus, ActionUpdate, SettleChecked, action_name
 from t3tui.tui.app.port import AppPort, Report
@@ -50,56 +50,52 @@ class Actions:
 
     # -- gating --
 
-    def why_not(self, action: str) -> str | None:
-        """Why `action` does not apply now, or None when it does."""
-        if action == "open" and isinstance(self.app.screen, TranscriptScreen):
+    def why_not(self, action: str, inputs: GateInputs | None = None) -> str | None:
+        """Why `action` does not apply now, or None when it does (from `inputs`, or the app's
+        as they are now: a gate reads nothing else, see gates.py)."""
+        inputs = inputs or gate_inputs(self.app)
+        if action == "open" and isinstance(inputs.screen, TranscriptScreen):
             return "already open"
-        said = session_refusal(action, replaying=self.app.triage.replaying, can_report=self.app.triage.can_report())
+        said = session_refusal(action, replaying=inputs.replaying, can_report=inputs.can_report)
         if said or action == "clear_filter":
-            return said or (None if self.check_action(action, ()) else "no filter to clear")
-        row = self.app.current_row()
+            return said or (None if self.check_action(action, (), inputs)
+                            else "no filter to clear")
+        row = inputs.row
         if action == "report" and row is None:
             return "no thread selected"
-        conn = self.app.conn_of(row.id if row is not None else None)
-        connected = isinstance(conn, Live | Stale | Syncing)
-        busy = frozenset(
-            kind for kind, s in self.app.statuses.get(row.id, {}).items() if not s.done
-        ) if row is not None else frozenset()
-        forwards = self.app.source.supervisor.forwards(row.task.parent_thread_id) \
-            if action == "forward" and row is not None and row.task is not None else None
-        view = self.app.view
-        below = action == "stop_tree" and row is not None and view is not None \
-            and actions.runaway_below(view, row.id)
-        reason = unavailable(action, row, connected=connected, busy_actions=busy,
-                             parent_forwards=forwards, runaway_below=below)
+        forwards = inputs.forwards if action == "forward" else None
+        reason = unavailable(action, row, connected=inputs.connected, busy_actions=inputs.busy,
+                             parent_forwards=forwards,
+                             runaway_below=action == "stop_tree" and inputs.runaway_below)
         if action == "forward" and reason and row is not None:  # no CLI flag here
             reason = forward_refusal(row, again=FORWARD_AGAIN) or \
                 forwarded_refusal(row, forwards or {}, FORWARD_AGAIN) or reason
         return reason
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def check_action(self, action: str, parameters: tuple[object, ...],
+                     inputs: GateInputs | None = None) -> bool | None:
         # False hides a key that makes no sense on this screen; None dims one that does not
         # apply to the selected thread right now.
-        if action == "open" and isinstance(self.app.screen, TranscriptScreen):
+        inputs = inputs or gate_inputs(self.app)
+        if action == "open" and isinstance(inputs.screen, TranscriptScreen):
             return False
-        if self.app.typing_gate(action) is False:
-            return False
-        gate = self.app.triage.triage_gate(action)
+        if inputs.line_keys is not None and action not in inputs.line_keys:
+            return False  # a line is edited: its keys are text
+        gate = self.app.triage.triage_gate(action, inputs)
         if gate is False:
             return False
         if action == "report":
-            return None if self.app.current_row() is None else True
+            return None if inputs.row is None else True
         if gate is True:
             return True
         if action in NEEDS_ROW:
-            return None if self.why_not(action) else True
+            return None if self.why_not(action, inputs) else True
         if action in MAIN_ONLY:
-            if self.app.screen is not self.app.main_screen:
+            if not inputs.on_main:
                 return False
             if action == "clear_filter":  # escape closes the line, even an empty one
-                shown = not self.app.main_screen.query_one("#filter").has_class("-hidden")
-                return True if self.app.row_filter.active or shown else None
-        if action == "help" and isinstance(self.app.screen, HelpScreen):
+                return True if inputs.filter_active or inputs.line_shown else None
+        if action == "help" and isinstance(inputs.screen, HelpScreen):
             return None
         return True
 

@@ -1,20 +1,68 @@
 """The action gates (which keys are enabled: the footer's keys, the palette), checked again
 only when something they read changed.
 
-Checking all the actions costs a frame's fixed share, and frames come 60 a second under load;
-a gate reads only the screen, the line being typed, the replay, the filter, the selected row
-(its facts, its connection, its flows in flight, its parent's forwards) and the view's
-findings (a runaway below). `GateKey` is those, compared by identity first, so a frame in
-which none of them moved checks nothing.
+Checking all the actions costs a frame's fixed share, and frames come 60 a second under load.
+Every gate (`Actions.check_action`, `why_not`, the replay's and the typed line's gates) reads
+the app only through `GateInputs`, gathered by `gate_inputs`; the cache's key is those same
+inputs, so an input a gate reads cannot be missing from the key. Compared by identity first,
+a frame in which none of them moved checks nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
 from textual.css.query import NoMatches
 
-from t3tui.model import SupervisorView
+from t3tui.actions import runaway_below
+from t3tui.client.state import Live, Stale, Syncing
+from t3tui.model import ThreadRow
 from t3tui.tui.app.keys import ACTIONS
 from t3tui.tui.app.port import AppPort
+
+
+@dataclass(frozen=True)
+class GateInputs:
+    """Everything the gates read, and nothing else."""
+
+    screen: object  # the screen on top
+    on_main: bool  # it is the main screen
+    line_keys: frozenset[str] | None  # while a line is edited, the actions its keys still run
+    replaying: bool
+    can_report: bool
+    line_shown: bool  # the filter's line is open
+    filter_active: bool
+    row: ThreadRow | None  # the selected row: its facts
+    connected: bool  # its connection can carry an action
+    busy: frozenset[str]  # its actions in flight
+    forwards: Mapping[str, Any] | None  # its parent's forwards
+    runaway_below: bool  # a runaway is it or below it: a tree stop has a forced stop to send
+
+
+def gate_inputs(app: AppPort) -> GateInputs:
+    screen = app.screen
+    row = app.current_row()
+    busy: frozenset[str] = frozenset()
+    forwards = None
+    below = False
+    if row is not None:
+        busy = frozenset(kind for kind, s in app.statuses.get(row.id, {}).items() if not s.done)
+        parent = row.task.parent_thread_id if row.task is not None else None
+        forwards = app.source.supervisor.forwards(parent) if parent else None
+        below = app.view is not None and runaway_below(app.view, row.id)
+    try:
+        line_shown = not app.main_screen.query_one("#filter").has_class("-hidden")
+    except NoMatches:
+        line_shown = False
+    return GateInputs(
+        screen=screen, on_main=screen is app.main_screen, line_keys=app.typing_keys(),
+        replaying=app.triage.replaying, can_report=app.triage.can_report(),
+        line_shown=line_shown, filter_active=app.row_filter.active, row=row,
+        connected=isinstance(app.conn_of(row.id if row is not None else None),
+                             Live | Stale | Syncing),
+        busy=busy, forwards=forwards, runaway_below=below)
 
 
 class Gates:
@@ -22,7 +70,7 @@ class Gates:
 
     def __init__(self, app: AppPort) -> None:
         self.app = app
-        self._key: tuple[object, ...] | None = None
+        self._inputs: GateInputs | None = None
         self._gates: tuple[bool | None, ...] = ()
 
     @property
@@ -30,28 +78,13 @@ class Gates:
         """The gates the keys show now, one per action (`keys.ACTIONS`' order)."""
         return self._gates
 
-    def refresh(self, view: SupervisorView) -> None:
-        key = self._key_now(view)
-        if key == self._key:
+    def refresh(self) -> None:
+        inputs = gate_inputs(self.app)
+        if inputs == self._inputs:
             return
-        self._key = key
-        gates = tuple(self.app.check_action(spec.action, ()) for spec in ACTIONS)
+        self._inputs = inputs
+        gates = tuple(self.app.actions.check_action(spec.action, (), inputs)
+                      for spec in ACTIONS)
         if gates != self._gates:
             self._gates = gates
             self.app.refresh_bindings()
-
-    def _key_now(self, view: SupervisorView) -> tuple[object, ...]:
-        app = self.app
-        row = app.current_row()
-        row_id = row.id if row is not None else None
-        statuses = tuple((kind, s.done) for kind, s in app.statuses.get(row_id, {}).items()) \
-            if row_id is not None else ()
-        parent = row.task.parent_thread_id if row is not None and row.task is not None else None
-        forwards = app.source.supervisor.forwards(parent) if parent else None
-        try:
-            line_shown = not app.main_screen.query_one("#filter").has_class("-hidden")
-        except NoMatches:
-            line_shown = False
-        return (app.screen, app.typing_gate("filter"), app.triage.replaying, app.source,
-                app.row_filter, line_shown, row_id, row, app.conn_of(row_id), statuses,
-                forwards, view.findings)

@@ -11,7 +11,7 @@ before Textual routes it:
 - a key is handled as it arrives (`_handle_now`: typed into the input that takes it, or its
   binding run), so the input a key opens is there for the next key, in order;
 - an inline line on the main screen, while it is edited (`start_typing`), takes the focus
-  back from wherever it went, at once, and the app's other actions are off (`typing_gate`):
+  back from wherever it went, at once, and the app's other actions are off (`typing_keys`):
   the footer shows the line's keys and no stray binding can fire;
 - an input dialog (a screen with `wants_typing`) that has no input mounted yet holds the
   keys, in order, and hands them over as soon as its first input is there (`InputReady`);
@@ -73,10 +73,10 @@ class TypingApp(App[int]):
         self.refused(name, reason)
         return True
 
-    def typing_gate(self, action: str) -> bool | None:
-        """False while a line is edited (its keys are text); None: no opinion."""
+    def typing_keys(self) -> frozenset[str] | None:
+        """While a line is edited, the actions its keys still run (the others' are text)."""
         if self.typing_line is not None and self.screen is self.screen_stack[0]:
-            return None if action in self.LINE_ACTIONS else False
+            return self.LINE_ACTIONS
         return None
 
     def start_typing(self, line: Input) -> None:

@@ -303,7 +303,7 @@ class Renderer:
                              list(self.app.statuses.get(tid, {}).values()), view=view,
                              raw=self.app.raw_ids)
         self.app.triage.show_replay_bar()
-        self.gates.refresh(view)
+        self.gates.refresh()
 
     def key_pressed(self) -> None:
         """The user is at the keys: the demo's narration has had its say (a later step of

@@ -21,6 +21,7 @@ from t3tui.client.errors import describe
 from t3tui.client.triage import TriageRun, report_name, save_report
 from t3tui.model.report import build_report
 from t3tui.model.timespec import AT_HELP, TimeSpecError, parse_at
+from t3tui.tui.app.gates import GateInputs
 from t3tui.tui.app.keys import REPLAY_ACTIONS
 from t3tui.tui.app.port import AppPort
 from t3tui.tui.app.refusals import SENDING
@@ -52,14 +53,14 @@ class Triage:
     def replaying(self) -> bool:
         return getattr(self.app.source, "replay", None) is not None
 
-    def triage_gate(self, action: str) -> bool | None:
+    def triage_gate(self, action: str, inputs: GateInputs) -> bool | None:
         """False hides a key that cannot apply to this source; None: no opinion."""
         if action in REPLAY_ACTIONS:  # a transcript read while the replay plays: its keys too
-            return self.replaying and (self.app.screen is self.app.main_screen
-                                       or isinstance(self.app.screen, TranscriptScreen))
-        if action in SENDING and self.replaying:
+            return inputs.replaying and (inputs.on_main
+                                         or isinstance(inputs.screen, TranscriptScreen))
+        if action in SENDING and inputs.replaying:
             return False
-        if action == "report" and not self.can_report():
+        if action == "report" and not inputs.can_report:
             return False
         return None
 
