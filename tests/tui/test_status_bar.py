@@ -53,3 +53,24 @@ async def test_the_demo_note_goes_once_the_user_starts_acting() -> None:
         await pilot.press("down")
         await pilot.pause()
         assert app.demo_note == "" and "demo:" not in str(app.query_one(StatusBar).render())
+
+
+def test_a_repaint_due_after_the_screens_are_gone_is_not_a_traceback() -> None:
+    """The held-back sequence's trailing repaint can come due while the app ends: its screen
+    stack is already empty, and Textual's `screen_stack[0]` raises IndexError (seen in a
+    loaded run of the two-environment actions test, at the Pilot's exit)."""
+    from types import SimpleNamespace
+
+    from t3tui.tui.app.statusline import StatusLine
+
+    class Ending:
+        source = SimpleNamespace(supervisor=SimpleNamespace(cursor_shell=7))
+
+        def set_timer(self, *_args: object, **_kwargs: object) -> None:
+            return None
+
+        @property
+        def main_screen(self) -> object:
+            return [][0]  # what App.main_screen does with no screen left
+
+    StatusLine(Ending()).repaint()  # type: ignore[arg-type]

@@ -68,8 +68,10 @@ class StatusLine:
         supervisor = app.source.supervisor
         try:
             bar = app.main_screen.query_one(StatusBar)
-        except NoMatches:
-            return  # a repaint due after the screen was torn down at exit
+        except (NoMatches, IndexError):
+            # a repaint due after the screen was torn down at exit (IndexError: no screen
+            # left on the stack at all)
+            return
         bar.show(app.source.label, app.conn, self._sequence.shown(supervisor.cursor_shell),
                  *self._counts, app.row_filter.describe(), note=app.demo_note,
                  short_note=app.demo_short, replay=app.triage.replaying,
