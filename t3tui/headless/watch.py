@@ -55,8 +55,9 @@ from t3tui.words.names import Rows, Threads, humanize
 # Time-based findings (no progress, drain too long) appear without any event: look again
 # at least this often.
 TICK_S = 1.0
-# What arrives within a frame is looked at once, as the app's screen does (its FRAME_S):
-# a look after every batch cost more than the batches at a few hundred items a second.
+# What arrives within a frame is looked at once, as the app's screen does: a look after
+# every batch cost more than the batches at a few hundred items a second. 30 a second, not
+# the screen's 60: a line printed is read by a person or a journal, not painted under a key.
 FRAME_S = 1 / 30
 
 
