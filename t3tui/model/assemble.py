@@ -11,14 +11,14 @@ from t3tui.model.checkin import CheckIn, CheckInVerdict
 from t3tui.model.config import DetectorConfig
 from t3tui.model.context import Detach, ThreadContext
 from t3tui.model.deadlines import Collect, note
-from t3tui.model.detectors.rules import TASK_ROW, run_rules
+from t3tui.model.detectors.rules import TASK_ROW, planned, run_rules
 from t3tui.model.facts import OwnFacts, TaskFacts
 from t3tui.model.findings import Finding, rank_findings
 from t3tui.model.index import MAX_DEPTH, Record, TreeIndex
 from t3tui.model.provider_record import ProtocolLog, ProviderRecord
 from t3tui.model.rowcache import RowCache
 from t3tui.model.rows import STATES, ThreadRow
-from t3tui.model.states import Derived, derive
+from t3tui.model.states import OWN_READS, Derived, derive
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 # The facts that decide whether a thread is shown (`visible`): when an event changed one of
@@ -232,10 +232,14 @@ class Assembler:
             self.detaches(own) if own.run_session_ids else (),
         )
 
-    def kept_parts(self, thread_id: str) -> Parts | None:
+    def kept_parts(self, thread_id: str, patched: Parts | None = None) -> Parts | None:
         """The parts of this pass's context of a thread a later patch may reuse (`context`);
-        None when it names a detach (a sharer's title is read afresh, never kept)."""
-        ctx = self._derived[thread_id][2]
+        None when it names a detach (a sharer's title is read afresh, never kept).
+        `patched`: the parts a patch that built no context was given (still theirs)."""
+        got = self._derived.get(thread_id)
+        if got is None:
+            return patched
+        ctx = got[2]
         if ctx.detaches:
             return None
         parts = (ctx.blocked_on, ctx.busy_children, ctx.orphaned_children,
@@ -311,12 +315,33 @@ class Assembler:
         task = self.task_of(old.id)
         new = object.__new__(ThreadRow)
         new.__dict__.update(old.__dict__)
+        if kept is not None and TASK_ROW not in changed and OWN_READS.isdisjoint(changed) \
+                and (own := self.ix.own(old.id)).has_record and not planned(own, task, changed):
+            # no rule to run and nothing the state reads moved (a preview, a shell time):
+            # the state, its reason and time, and the findings (none) are the kept row's
+            new.__dict__.update(self._shown_values(old))
+            return new
         new.__dict__.update(zip(OWN_FIELDS, self._own_values(old.id, task, changed, kept),
                                 strict=True))
         if TASK_ROW in changed:
             origin, info = self._task_values(task, self.derived(old.id)[2])
             new.__dict__.update(origin=origin, task=info)
         return new
+
+    def _shown_values(self, old: ThreadRow) -> dict[str, Any]:
+        """The fields of a kept row that come from its own facts alone (not its state)."""
+        own, rec = self.ix.own(old.id), self.ix.records[old.id]
+        self.memo[old.id] = (old.state, old.state_since)  # what `_state` would keep
+        return {
+            "title": own.title, "settled": own.settled, "run_status": own.status,
+            "activity_run_status": own.activity, "active_run_id": own.active_run_id,
+            "run_started_at": own.run_started_at, "provider": own.provider,
+            "model": own.model, "creation_source": own.creation_source,
+            "location": rec.location if rec.shell else "active",
+            "pending_request": own.pending, "latest_message": own.latest_message,
+            "last_activity_at": own.last_activity_at, "subscribed": own.subscribed,
+            "overlays": self.overlays(old.id, tuple(o for o in old.overlays if o != "stale"),
+                                      rec)}
 
     def _task_values(self, task: TaskFacts | None, ctx: ThreadContext) -> tuple[Any, Any]:
         """(origin, task) of a row: the fields that come from its task row in its parent."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from t3tui.model.assemble import SHAPE_FACTS, Assembler
+from t3tui.model.assemble import SHAPE_FACTS, Assembler, Parts
 from t3tui.model.checkin import CheckIn
 from t3tui.model.deadlines import Collect
 from t3tui.model.detectors.rules import CONTEXT_SOURCES, TASK_ROW
@@ -201,7 +201,7 @@ class Derivation:
         same = _SUMMARY_FROM.isdisjoint(changed) and (
             TASK_ROW not in changed or own.created_at is not None)
         # (no check-in: its row is volatile)
-        return self._keep(asm, thread_id, row, until, old if same else None)
+        return self._keep(asm, thread_id, row, until, old if same else None, kept)
 
     def _depth(self, asm: Assembler, thread_id: str) -> int:
         depth, cur = 0, self._ix.records[thread_id].parent
@@ -221,7 +221,8 @@ class Derivation:
         return self._keep(asm, thread_id, row, moments.earliest)
 
     def _keep(self, asm: Assembler, thread_id: str, row: ThreadRow,
-              until: datetime | None, same: Entry | None = None) -> Entry:
+              until: datetime | None, same: Entry | None = None,
+              parts: Parts | None = None) -> Entry:
         """Keep a row derived (or patched) at the pass's `now`, valid until `until`; a row
         with findings or a check-in reads the clock, so it comes round once a second.
         `same`: a kept entry whose busy and order still hold (a patch that moved neither)."""
@@ -231,7 +232,7 @@ class Derivation:
         busy, order = (same.busy, same.order) if same is not None else \
             (asm.busy(thread_id), asm._order_key(thread_id)[0])
         entry = Entry(row, asm.now, until, volatile, busy, order,
-                      asm.kept_parts(thread_id) if asm.keep_parts else None)
+                      asm.kept_parts(thread_id, parts) if asm.keep_parts else None)
         self._cache.store(thread_id, entry)
         return entry
 

@@ -112,6 +112,15 @@ def _overlays(ctx: ThreadContext, findings: list[Finding], stuck: bool) -> tuple
     return tuple(overlays)
 
 
+# The own facts `derive` reads (its findings, task row and context parts aside): a patch
+# that changed none of them and ran no rule keeps the row's state, reason and time
+# (`Assembler.patch_row`; tests/model/test_rule_dependencies.py holds `derive` to it).
+OWN_READS = frozenset({
+    "pending", "has_record", "activity", "status", "run_requested_at", "run_started_at",
+    "activity_since", "provider_turn_ended_at", "settled", "settled_at", "run_completed_at",
+    "created_at", "background_tasks"})
+
+
 def derive(ctx: ThreadContext, findings: list[Finding]) -> Derived:
     """Primary state by precedence (docs/ARCHITECTURE.md "model/"), plus overlays."""
     own, task = ctx.own, ctx.task

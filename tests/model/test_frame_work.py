@@ -81,3 +81,41 @@ def test_a_patch_reuses_the_context_parts_nothing_it_changed_built(monkeypatch) 
     # most of a burst's patches move progress, previews and task rows: not the tasks,
     # sessions or children a context's parts are built from (a parent's task rows are)
     assert reused > 5 * built, (reused, built)
+
+
+def test_a_patch_that_moved_only_shown_facts_runs_no_rule_and_no_state(monkeypatch) -> None:
+    """An idle thread whose preview and shell time moved (most of a burst's patches): no rule
+    its plan holds and nothing its state is derived from read them, so the patch builds no
+    context and derives no state; it only takes the new fields."""
+    world, sup, ref = _pair()
+    quiet = {"latest_message", "shell_updated_at"}
+    patching: list[tuple[str, bool]] = []
+    real_patch, real_derived = Assembler.patch_row, Assembler.derived
+    derived_in_quiet = quiet_patches = 0
+
+    def patch_row(self, old, changed, kept=None):
+        nonlocal quiet_patches
+        is_quiet = set(changed) <= quiet and old.activity_run_status is None
+        quiet_patches += is_quiet
+        patching.append((old.id, is_quiet))
+        try:
+            return real_patch(self, old, changed, kept)
+        finally:
+            patching.pop()
+
+    def derived(self, thread_id, changed=None, kept=None):
+        nonlocal derived_in_quiet
+        if patching and patching[-1] == (thread_id, True):
+            derived_in_quiet += 1
+        return real_derived(self, thread_id, changed, kept)
+
+    monkeypatch.setattr(Assembler, "patch_row", patch_row)
+    monkeypatch.setattr(Assembler, "derived", derived)
+    for stream, item in world.burst:
+        _apply(sup, stream, item)
+        _apply(ref, stream, item)
+        for thread_id, got in sup.changed_rows(world.end).items():
+            want = ref.row(thread_id, world.end)
+            assert got == want and (got is None or got.child_counts == want.child_counts)
+    assert quiet_patches > 20, quiet_patches
+    assert derived_in_quiet == 0, (derived_in_quiet, quiet_patches)

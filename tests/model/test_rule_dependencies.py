@@ -16,8 +16,10 @@ import pytest
 
 from t3tui.model import Supervisor
 from t3tui.model.context import ThreadContext
-from t3tui.model.detectors.rules import CONTEXT_SOURCES, NEEDS_RUN, NEEDS_TASK, RULES
+from t3tui.model.detectors.rules import CONTEXT_SOURCES, NEEDS_RUN, NEEDS_TASK, RULES, run_rules
 from t3tui.model.facts import OwnFacts
+from t3tui.model.findings import rank_findings
+from t3tui.model.states import OWN_READS, derive
 from tests.model.replay import feed, frame_time
 from tests.model.test_incremental import CONFIGS, FIXTURES, _frames, _samples
 
@@ -164,3 +166,19 @@ def test_a_rule_left_out_of_a_plan_finds_nothing_there(contexts) -> None:
             for rule in NEEDS_TASK:
                 assert rule(ctx, config, now) == [], f"{rule.__name__} on {ctx.own.id} ({name})"
     assert idle and taskless
+
+
+def test_the_state_reads_only_the_own_facts_it_is_said_to(contexts) -> None:
+    """`states.derive` reads of a thread's own facts only those OWN_READS names (a patch
+    that moved none of them and ran no rule keeps the row's state: `Assembler.patch_row`),
+    on every context of every fixture, with the findings its rules give there."""
+    own_fields = {f.name for f in fields(OwnFacts)}
+    assert own_fields >= OWN_READS
+    seen: set[str] = set()
+    for name, config, now, ctx in contexts:
+        reads: set[str] = set()
+        derive(Recorder(ctx, "", reads), rank_findings(run_rules(ctx, config, now)))
+        own = {r.removeprefix("own.") for r in reads if r.startswith("own.")}
+        assert own <= OWN_READS, f"derive read own {sorted(own - OWN_READS)} ({name} at {now})"
+        seen |= own
+    assert seen, "derive read no own fact: it ran on no context"

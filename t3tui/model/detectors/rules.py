@@ -30,6 +30,7 @@ from t3tui.model.detectors.stuck import (
     session_detached,
     session_stopped,
 )
+from t3tui.model.facts import OwnFacts, TaskFacts
 from t3tui.model.findings import Finding
 
 # Not an own fact: in a patch's changed names, the thread's task row in its parent changed
@@ -110,22 +111,25 @@ def _plan(key: _Key) -> tuple[Rule, ...]:
     return plan
 
 
+def planned(own: OwnFacts, task: TaskFacts | None,
+            changed: Collection[str] | None = None) -> tuple[Rule, ...]:
+    """The rules `run_rules` runs for a thread with these own facts and task row."""
+    key = (own.pending is not None, own.activity is None, task is None,
+           None if changed is None else tuple(changed))
+    plan = _PLANS.get(key)
+    return plan if plan is not None else _plan(key)
+
+
 def run_rules(ctx: ThreadContext, config: DetectorConfig, now: datetime,
               changed: Collection[str] | None = None) -> list[Finding]:
     """Every rule's findings, unranked. With `changed` (the own facts that changed since a
     derivation in which no rule found anything), only the rules reading one of them run."""
-    own = ctx.own
-    key = (own.pending is not None, own.activity is None, ctx.task is None,
-           None if changed is None else tuple(changed))
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = _plan(key)
     out: list[Finding] = []
-    for rule in plan:
+    for rule in planned(ctx.own, ctx.task, changed):
         found = rule(ctx, config, now)
         if found:
             out.extend(found)
     return out
 
 
-__all__ = ["CONTEXT_SOURCES", "INPUTS", "NEEDS_RUN", "NEEDS_TASK", "RULES", "TASK_ROW", "run_rules"]
+__all__ = ["CONTEXT_SOURCES", "INPUTS", "NEEDS_RUN", "NEEDS_TASK", "RULES", "TASK_ROW", "planned", "run_rules"]
