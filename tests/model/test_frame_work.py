@@ -34,6 +34,21 @@ def _apply(sup: Supervisor, stream: str | None, item: dict) -> None:
         sup.apply_thread(stream, item)
 
 
+def _same_as_fresh(changed: dict, ref: Supervisor, now) -> None:
+    """Every changed row equals the fresh reference's, child counts included."""
+    for thread_id, got in changed.items():
+        want = ref.row(thread_id, now)
+        assert got == want and (got is None or got.child_counts == want.child_counts)
+
+
+def _burst_as_fresh(world, sup: Supervisor, ref: Supervisor) -> None:
+    """The burst item by item into both, a frame after each, its rows held to the fresh's."""
+    for stream, item in world.burst:
+        _apply(sup, stream, item)
+        _apply(ref, stream, item)
+        _same_as_fresh(sup.changed_rows(world.end), ref, world.end)
+
+
 def test_a_child_whose_task_row_moved_is_patched_not_derived_afresh(monkeypatch) -> None:
     world, sup, ref = _pair()
     afresh: list[str] = calls(monkeypatch, Assembler, "row",
@@ -50,9 +65,7 @@ def test_a_child_whose_task_row_moved_is_patched_not_derived_afresh(monkeypatch)
         if child is not None:
             task_moves += 1
             assert child not in afresh, f"{child} derived afresh for its task row"
-        for thread_id, got in changed.items():
-            want = ref.row(thread_id, world.end)
-            assert got == want and (got is None or got.child_counts == want.child_counts)
+        _same_as_fresh(changed, ref, world.end)
     assert task_moves > 10
 
 
@@ -72,12 +85,7 @@ def test_a_patch_reuses_the_context_parts_nothing_it_changed_built(monkeypatch) 
         return real(self, thread_id, kept)
 
     monkeypatch.setattr(Assembler, "context", context)
-    for stream, item in world.burst:
-        _apply(sup, stream, item)
-        _apply(ref, stream, item)
-        for thread_id, got in sup.changed_rows(world.end).items():
-            want = ref.row(thread_id, world.end)
-            assert got == want and (got is None or got.child_counts == want.child_counts)
+    _burst_as_fresh(world, sup, ref)
     # most of a burst's patches move progress, previews and task rows: not the tasks,
     # sessions or children a context's parts are built from (a parent's task rows are)
     assert reused > 5 * built, (reused, built)
@@ -111,11 +119,6 @@ def test_a_patch_that_moved_only_shown_facts_runs_no_rule_and_no_state(monkeypat
 
     monkeypatch.setattr(Assembler, "patch_row", patch_row)
     monkeypatch.setattr(Assembler, "derived", derived)
-    for stream, item in world.burst:
-        _apply(sup, stream, item)
-        _apply(ref, stream, item)
-        for thread_id, got in sup.changed_rows(world.end).items():
-            want = ref.row(thread_id, world.end)
-            assert got == want and (got is None or got.child_counts == want.child_counts)
+    _burst_as_fresh(world, sup, ref)
     assert quiet_patches > 20, quiet_patches
     assert derived_in_quiet == 0, (derived_in_quiet, quiet_patches)
