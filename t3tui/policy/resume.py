@@ -15,7 +15,10 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Final
 
-GAP_S: Final = 5.0  # a front end looks every second or so: five without a look is a pause
+from t3tui.client.waiting import PAUSE_S
+
+# a front end looks every second or so: the client's own rule for what gap is a pause
+GAP_S: Final = PAUSE_S
 FRESH_S: Final = 10.0  # the client pings every 5 s: two rounds find a dead socket
 
 
