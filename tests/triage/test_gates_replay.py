@@ -10,6 +10,7 @@ from t3tui.tui.sources.replay import ReplaySource
 from t3tui.tui.widgets.thread_tree import ThreadTree
 from tests.triage.flows import LiveRun
 from tests.triage.test_app_replay import SIZE, replay_app
+from tests.tui.test_frame_cost import frame
 from tests.tui.test_gates_fresh import Watch
 from tests.tui.waiting import until
 
@@ -32,7 +33,7 @@ async def test_the_cached_gates_are_the_fresh_ones_over_a_replay(
             assert app.view is not None
             rows = [row.id for row in app.view.rows]
             tree.select_thread(rows[n % len(rows)])  # the selection moves as the tree grows
-            watch.frame(app)
+            frame(app)
             counts.add(len(app.view.findings))
         assert len(counts) > 1, f"the findings never changed over the replay: {counts}"
         assert watch.frames >= 60

@@ -14,6 +14,7 @@ from t3tui.tui.app.messages import ActionStatus, ActionUpdate, ConnectionChanged
 from t3tui.tui.screens.modals import HelpScreen
 from t3tui.tui.screenshots import settled, showcase_app
 from t3tui.tui.widgets.thread_tree import ThreadTree
+from tests.tui.test_frame_cost import frame
 from tests.tui.waiting import until
 
 SIZE = (160, 48)
@@ -44,9 +45,6 @@ class Watch:
 
         monkeypatch.setattr(gates, "refresh", checked)
 
-    def frame(self, app: SupervisorApp) -> None:
-        app.renderer.patch(app.renderer.selected())
-
 
 async def test_the_cached_gates_are_the_fresh_ones_after_every_frame(
         monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,32 +61,32 @@ async def test_the_cached_gates_are_the_fresh_ones_after_every_frame(
         # the selection moves over every row, and back
         for row_id in [*rows, *reversed(rows)]:
             tree.select_thread(row_id)
-            watch.frame(app)
+            frame(app)
         # a filter typed, a frame after each key, kept, then cleared; typed again, escaped
         for keys, end in (("run", "0"), ("wai", "escape")):
             await pilot.press("slash")
-            watch.frame(app)
+            frame(app)
             for key in keys:
                 await pilot.press(key)
-                watch.frame(app)
+                frame(app)
             await pilot.press("enter")
-            watch.frame(app)
+            frame(app)
             await pilot.press(end)
-            watch.frame(app)
+            frame(app)
         await pilot.press("slash", "escape")
-        watch.frame(app)
+        frame(app)
         # a modal opened and closed
         await pilot.press("question_mark")
         await until(lambda: isinstance(app.screen, HelpScreen), what="the help screen")
-        watch.frame(app)
+        frame(app)
         await pilot.press("escape")
         await until(lambda: app.screen is app.main_screen, what="the main screen again")
-        watch.frame(app)
+        frame(app)
         # the connection drops and comes back, a frame over each
         for state in (Reconnecting(attempt=1, last_error="dropped"), Live()):
             app.post_message(ConnectionChanged(state))
             await until(lambda s=state: app.conn is s, what=f"the connection {state}")
-            watch.frame(app)
+            frame(app)
         # an action in flight on each row, then done
         for row_id in rows:
             tree.select_thread(row_id)
@@ -97,7 +95,7 @@ async def test_the_cached_gates_are_the_fresh_ones_after_every_frame(
                 await until(lambda r=row_id, p=phase: app.statuses.get(r, {}).get(
                     "interrupt", None) is not None
                     and app.statuses[r]["interrupt"].phase == p, what=f"{row_id} {phase}")
-                watch.frame(app)
+                frame(app)
         await pilot.pause()
         assert watch.frames >= 2 * len(rows) + 10, f"only {watch.frames} frames watched"
         assert watch.stale == [], "stale gates:\n" + "\n".join(watch.stale)
