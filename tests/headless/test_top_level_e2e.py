@@ -124,6 +124,14 @@ async def test_past_the_cap_the_count_is_honest_and_a_dropped_thread_is_not_flag
     least recently active, so it is not watched, nothing is said of it, and every output
     says that one active thread is not watched."""
     async with running_backend(scenario="stop-never-lands-top-level") as backend:
+        # the scenario's Stop is the stopped thread's last activity: launched before it lands,
+        # a busy thread could be the least recently active instead
+        def stop_requested() -> bool:
+            if backend.engine.shell_row("thread-stop-top") is None:
+                return False
+            items = backend.engine.projection("thread-stop-top").turn_items
+            return any(i.type == "run_interrupt_request" for i in items)
+        await wait_until(stop_requested, timeout=30)
         busy = [await launch(backend, "Hang", title=f"Busy {i}") for i in range(2)]
         for thread in busy:
             await wait_until(lambda t=thread: active_run(backend, t), timeout=15)
