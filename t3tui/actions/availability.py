@@ -13,7 +13,7 @@ from t3tui.actions.targets import runaway_run
 from t3tui.model import ThreadRow
 from t3tui.model.findings import RUNAWAY_PROVIDER
 from t3tui.model.forwarding import forward_refusal, forwarded_refusal
-from t3tui.words.remedy import remedy
+from t3tui.model.remedy import remedy
 
 # "interrupt" is the app's key (a run to interrupt, or a runaway provider to force-stop);
 # "run_interrupt" is `run.interrupt` alone, "force_stop" the forced stop alone

@@ -29,7 +29,7 @@ from t3tui.headless.render import title_of
 from t3tui.headless.thread_command import run_on_thread
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.model.labels import one_line, short_id
-from t3tui.words.remedy import remedy_command
+from t3tui.model.remedy import remedy_command
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -33,10 +33,10 @@ from t3tui.model.labels import (
     short_id,
     word,
 )
+from t3tui.model.remedy import remedy, remedy_command
 from t3tui.model.status_json import EnvironmentStatus
 from t3tui.model.wiretext import display_rich, display_text
 from t3tui.words.cells import detail_cell, findings_cell, title_cell
-from t3tui.words.remedy import remedy, remedy_command
 from t3tui.words.story import story
 
 STATE_STYLES = {

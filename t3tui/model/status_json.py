@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from t3tui.model.findings import Finding
+from t3tui.model.remedy import remedy
 from t3tui.model.rows import STATES, SupervisorView, TaskInfo, ThreadRow, Watching
 from t3tui.model.wire import iso
 
@@ -21,7 +22,7 @@ def exit_code(view: SupervisorView) -> int:
 
 def finding_json(f: Finding) -> dict[str, Any]:
     return {"kind": f.kind, "threadId": f.thread_id, "rule": f.rule, "reason": f.reason,
-            "evidence": f.evidence, "since": iso(f.since)}
+            "evidence": f.evidence, "since": iso(f.since), "remedy": remedy(f)}
 
 
 def _task_json(t: TaskInfo | None) -> dict[str, Any] | None:

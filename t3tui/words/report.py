@@ -18,8 +18,8 @@ from typing import Any
 
 from t3tui.model import Finding
 from t3tui.model.labels import FINDING_WORDS, clock, evidence_value, one_line
+from t3tui.model.remedy import remedy, remedy_command
 from t3tui.words.names import Rows, Threads, humanize, name_for
-from t3tui.words.remedy import remedy, remedy_command
 from t3tui.words.story import moments
 
 # what can start markup inside a line (CommonMark); line-start markers are handled apart

@@ -1,15 +1,18 @@
 """A finding's remedy reads the same everywhere: the sentence the app's detail pane shows
-(`t3tui.words.remedy`) is in the triage report (`t3tui report`), in `t3tui status`'s findings
-and in plain `t3tui interrupt`'s answer on a runaway, each with how to start it from a shell.
+(`t3tui.model.remedy`) is in the triage report (`t3tui report`), in `t3tui status`'s findings
+and in plain `t3tui interrupt`'s answer on a runaway, each with how to start it from a shell;
+the JSON documents (`status --json`, `report --json`) give it as each finding's `remedy`.
 The reference backend's `runaway-provider` scenario, real agent processes, the default
 dwells (a one-shot command sees the finding only once its dwell held)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from t3tui.model.labels import short_id
-from t3tui.words.remedy import remedy
+from t3tui.model.remedy import remedy
 from tests.headless.cli import cli, server_args
 from tests.runaway import watched_runaway
 
@@ -42,3 +45,11 @@ async def test_the_report_status_and_interrupt_name_a_runaways_remedy_in_the_sam
         plain = await cli("interrupt", found.thread_id, *args)
         assert plain.code == 1, plain
         assert cure in flat(plain.out) and command in plain.out, plain.out
+
+        for command in (("status", "--json"), ("report", found.thread_id, "--json")):
+            doc = await cli(*command, *args)
+            assert doc.code in (0, 1), doc
+            findings = json.loads(doc.out)["findings"]
+            runaway = [f for f in findings if f["threadId"] == found.thread_id
+                       and f["rule"] == found.rule]
+            assert [f["remedy"] for f in runaway] == [cure], (command, findings)

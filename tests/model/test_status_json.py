@@ -11,7 +11,7 @@ from tests.model.replay import supervisor, view_at
 _, CHILD = task_ids("ready-1")
 THREAD_KEYS = {"id", "title", "parentId", "state", "stateReason", "stateSince", "runStatus",
                "settled", "children"}
-FINDING_KEYS = {"kind", "threadId", "rule", "reason", "evidence"}
+FINDING_KEYS = {"kind", "threadId", "rule", "reason", "evidence", "remedy"}
 
 
 def test_status_document_has_the_documented_keys_and_is_json():
@@ -26,6 +26,8 @@ def test_status_document_has_the_documented_keys_and_is_json():
     parent = doc["threads"][0]
     assert parent["children"] == [CHILD] and parent["settled"] is True
     assert doc["findings"][0]["threadId"] == CHILD
+    # a detached child's stuck run has no one action t3tui can send to end it
+    assert doc["findings"][0]["remedy"] is None
     assert set(doc["counts"]) >= {"running", "waiting", "stuck", "needs-input", "done", "idle"}
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from t3tui.model.findings import Finding
 from t3tui.model.labels import FINDING_WORDS, glyph, provider_text, short_id, word
+from t3tui.model.remedy import remedy
 from t3tui.model.report.timeline import Moment
 from t3tui.model.rows import SupervisorView, ThreadRow
 
@@ -111,7 +112,8 @@ def _row_doc(row: ThreadRow) -> dict[str, Any]:
 def _finding_doc(finding: Finding, flagged_at: float | None) -> dict[str, Any]:
     return {"kind": finding.kind, "threadId": finding.thread_id, "rule": finding.rule,
             "reason": finding.reason, "evidence": finding.evidence,
-            "since": iso(finding.since), "flaggedAt": iso(flagged_at)}
+            "since": iso(finding.since), "flaggedAt": iso(flagged_at),
+            "remedy": remedy(finding)}
 
 
 def _tree(parent: ThreadRow | None, row: ThreadRow, siblings: list[ThreadRow],

@@ -10,11 +10,11 @@ from rich.text import Text
 from t3tui.model import Finding, SupervisorView, ThreadRow
 from t3tui.model.findings import PROVIDER_FINISHED_UNHEARD
 from t3tui.model.labels import one_line
+from t3tui.model.remedy import remedy
 from t3tui.tui.app.messages import ActionStatus
 from t3tui.tui.sources.transcripts import Transcript
 from t3tui.tui.view.labels import RowStyles, age, clock, duration, glyph, provider_text, word
 from t3tui.words.names import display_id, humanize
-from t3tui.words.remedy import remedy
 from t3tui.words.story import story
 
 LABEL_WIDTH = 10

@@ -3,14 +3,14 @@
 Only findings with one remedy t3tui can send have one here. The sentence is written once and
 every front end shows it as is: the app's detail pane (with its key), `t3tui status`, plain
 `t3tui interrupt` on a runaway and the triage report (with `remedy_command`, the command
-line that starts it)."""
+line that starts it). It lives in the model, not in `words`, because the model's own JSON
+documents (`status --json`, `report --json`) carry it as each finding's `remedy`."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from t3tui.model import Finding
-from t3tui.model.findings import RUNAWAY_PROVIDER
+from t3tui.model.findings import RUNAWAY_PROVIDER, Finding
 
 REMEDIES: Final = {
     # T3 #5587: the run ended, so an interrupt has nothing to act on; the detach ends the
