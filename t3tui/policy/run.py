@@ -131,7 +131,11 @@ async def _one(action: str, port: KeepingPort, thread_id: str, first: ThreadRow,
         return Outcome("unavailable", "the thread is no longer shown")
     dry = not port.send
     name = AVAILABILITY.get(action)
-    why = actions.unavailable(name, row, connected=True) if name else None
+    # a tree stop has a runaway's forced stop to send even when no run of the tree is active,
+    # as `I` does: its availability is told about the runaways below
+    below = action == "stop-tree" and actions.runaway_below(port.supervisor.view(clock()),
+                                                            thread_id)
+    why = actions.unavailable(name, row, connected=True, runaway_below=below) if name else None
     if why is not None:
         return Outcome("unavailable", why)
     common = {"report": no_report, "clock": clock, "timeout": timeout}
