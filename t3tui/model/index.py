@@ -9,6 +9,7 @@ from typing import Any
 
 from t3tui.model.facts import OwnFacts, own_facts
 from t3tui.model.projection import Projection
+from t3tui.model.shellfacts import shell_only_facts
 from t3tui.model.taskids import client_request_id
 from t3tui.model.wire import obj, string
 
@@ -80,7 +81,10 @@ class TreeIndex:
         if cached is None:
             rec = self.records.get(thread_id) or Record(thread_id)
             lag = self.behind.pop(thread_id, None)
-            if lag is None:
+            if lag is None and rec.proj is None and rec.shell:
+                # no stream held (most threads of a big tree): the shell row alone
+                cached = shell_only_facts(thread_id, rec.shell, rec.location)
+            elif lag is None:
                 cached = own_facts(thread_id, rec.shell, rec.location, rec.proj)
             else:
                 # each patch reads the thread's data as it is now: what `own_facts` gives
