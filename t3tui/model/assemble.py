@@ -188,22 +188,26 @@ class Assembler:
         else:
             blocked_on, busy_children, orphaned_children, undelivered_children, detaches = \
                 self._parts(thread_id, own)
-        return ThreadContext(
-            own=own,
-            parent=parent,
-            task=self.task_of(thread_id),
-            blocked_on=blocked_on,
-            busy_children=busy_children,
-            orphaned_children=orphaned_children,
-            undelivered_children=undelivered_children,
-            detaches=detaches,
-            checkin=checkin,
-            checkin_verdict=self.verdict(thread_id, self.now) if checkin else None,
-            task_known=ix.task_known,
-            provider_record=self.records.get(thread_id),
-            protocol_log=self.logs.get(thread_id),
-            sent_interrupt=self.interrupts.get(thread_id),
-        )
+        # (without the frozen dataclass's `__init__`, a context per thread of a first tree:
+        # tests/model/test_facts_built.py holds it to the dataclass's fields)
+        ctx = object.__new__(ThreadContext)
+        ctx.__dict__.update({
+            "own": own,
+            "parent": parent,
+            "task": self.task_of(thread_id),
+            "blocked_on": blocked_on,
+            "busy_children": busy_children,
+            "undelivered_children": undelivered_children,
+            "detaches": detaches,
+            "checkin": checkin,
+            "checkin_verdict": self.verdict(thread_id, self.now) if checkin else None,
+            "task_known": ix.task_known,
+            "provider_record": self.records.get(thread_id),
+            "protocol_log": self.logs.get(thread_id),
+            "sent_interrupt": self.interrupts.get(thread_id),
+            "orphaned_children": orphaned_children,
+        })
+        return ctx
 
     def _parts(self, thread_id: str, own: OwnFacts) -> tuple[Any, ...]:
         """(blocked on, busy children, orphaned children, undelivered children, detaches):
@@ -366,9 +370,19 @@ class Assembler:
         (title, state, reason, since, settled, run_status, activity, active_run_id,
          run_started_at, provider, model, creation_source, location, pending, latest_message,
          last_activity_at, overlays, findings, subscribed) = self._own_values(thread_id, task)
-        # positional, in the dataclass's field order (a row per thread of a first tree)
-        return ThreadRow(
-            thread_id, title, parent, depth, tuple(kids), state, reason, since, settled,
-            run_status, activity, active_run_id, run_started_at, provider, model, origin,
-            creation_source, location, orphan, info, pending, latest_message,
-            last_activity_at, overlays, child_counts, findings, subscribed)
+        # without the frozen dataclass's `__init__` (27 fields set one by one through
+        # `object.__setattr__`, a row per thread of a first tree): tests/model/
+        # test_facts_built.py holds it to the dataclass's fields
+        row = object.__new__(ThreadRow)
+        row.__dict__.update({
+            "id": thread_id, "title": title, "parent_id": parent, "depth": depth,
+            "children": tuple(kids), "state": state, "state_reason": reason,
+            "state_since": since, "settled": settled, "run_status": run_status,
+            "activity_run_status": activity, "active_run_id": active_run_id,
+            "run_started_at": run_started_at, "provider": provider, "model": model,
+            "origin": origin, "creation_source": creation_source, "location": location,
+            "orphan": orphan, "task": info, "pending_request": pending,
+            "latest_message": latest_message, "last_activity_at": last_activity_at,
+            "overlays": overlays, "child_counts": child_counts, "findings": findings,
+            "subscribed": subscribed})
+        return row

@@ -1,6 +1,7 @@
-"""Own facts are built without the dataclass's `__init__` (`facts._built`, for speed): each
-holds exactly the dataclass's fields, and equals the facts `OwnFacts(...)` would build from
-the same values, for every thread after every item of every fixture."""
+"""Own facts, rows and contexts are built without the dataclass's `__init__` (`facts._built`,
+`Assembler.row`, `Assembler.context`, for speed): each holds exactly the dataclass's fields,
+and equals the one the dataclass would build from the same values, for every thread after
+every item of every fixture."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from dataclasses import fields
 import pytest
 
 from t3tui.model import Supervisor
+from t3tui.model.context import ThreadContext
 from t3tui.model.facts import OwnFacts
-from tests.model.replay import feed
+from t3tui.model.rows import ThreadRow
+from tests.model.replay import feed, frame_time
 from tests.model.test_incremental import FIXTURES, _frames
 
 NAMES = [f.name for f in fields(OwnFacts)]
@@ -28,4 +31,34 @@ def test_own_facts_hold_exactly_the_dataclass_fields(name: str) -> None:
             assert sorted(vars(facts)) == sorted(NAMES), thread_id
             assert OwnFacts(**{n: getattr(facts, n) for n in NAMES}) == facts
             seen += 1
+    assert seen > 0
+
+
+ROW_NAMES = [f.name for f in fields(ThreadRow)]
+CONTEXT_NAMES = [f.name for f in fields(ThreadContext)]
+
+
+@pytest.mark.parametrize("name", FIXTURES)
+def test_rows_and_contexts_hold_exactly_the_dataclass_fields(name: str) -> None:
+    """Rows (`Assembler.row`) and contexts (`Assembler.context`) are built without the
+    dataclass's `__init__` too: each holds exactly its fields and equals the one the
+    dataclass builds from the same values."""
+    sup = Supervisor()
+    seen = 0
+    now = None
+    for frame in _frames(name):
+        feed(sup, [frame])
+        now = frame_time(frame) or now
+        if now is None:
+            continue
+        for row in sup.view(now).rows:
+            assert sorted(vars(row)) == sorted(ROW_NAMES), row.id
+            again = ThreadRow(**{n: getattr(row, n) for n in ROW_NAMES})
+            assert again == row and again.child_counts == row.child_counts
+            seen += 1
+        asm = sup._assembler(now)
+        for thread_id in sup._ix.records:
+            ctx = asm.context(thread_id)
+            assert sorted(vars(ctx)) == sorted(CONTEXT_NAMES), thread_id
+            assert ThreadContext(**{n: getattr(ctx, n) for n in CONTEXT_NAMES}) == ctx
     assert seen > 0
