@@ -19,7 +19,7 @@ from datetime import datetime
 from t3tui.model.assemble import SHAPE_FACTS, Assembler, Parts
 from t3tui.model.checkin import CheckIn
 from t3tui.model.deadlines import Collect
-from t3tui.model.detectors.rules import CONTEXT_SOURCES, TASK_ROW
+from t3tui.model.detectors.rules import CONTEXT_SOURCES, TASK_ROW, later
 from t3tui.model.factpatch import changed_fields
 from t3tui.model.findings import rank_findings
 from t3tui.model.index import MAX_DEPTH, TreeIndex
@@ -193,8 +193,11 @@ class Derivation:
             self._cache.store(thread_id, old)
             return old
         kept = old.parts if old.parts is not None and _PARTS_FROM.isdisjoint(changed) else None
+        # (the rules a progress time moving later quiets are not run again: the kept row
+        # found nothing, and their old moments stay in `until`)
+        plan = later(facts_before, own, changed) if facts_before is not None else changed
         with Collect() as moments:
-            row = asm.patch_row(old.row, changed, kept)
+            row = asm.patch_row(old.row, plan, kept)
         # the kept parts of the row depend on the moments of the old derivation
         until = min(filter(None, (old.until, moments.earliest)), default=None)
         # (the order falls back to the task row's start when the thread has no creation time)

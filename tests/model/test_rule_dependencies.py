@@ -9,14 +9,24 @@ own/parent/task facts wrapped in recorders: what a rule read must be in its decl
 
 from __future__ import annotations
 
+import dataclasses
 import types
 from dataclasses import fields
+from datetime import timedelta
 
 import pytest
 
 from t3tui.model import Supervisor
 from t3tui.model.context import ThreadContext
-from t3tui.model.detectors.rules import CONTEXT_SOURCES, NEEDS_RUN, NEEDS_TASK, RULES, run_rules
+from t3tui.model.detectors.rules import (
+    CONTEXT_SOURCES,
+    NEEDS_RUN,
+    NEEDS_TASK,
+    QUIETING,
+    RULES,
+    run_rules,
+)
+from t3tui.model.factpatch import replaced
 from t3tui.model.facts import OwnFacts
 from t3tui.model.findings import rank_findings
 from t3tui.model.states import OWN_READS, derive
@@ -182,3 +192,36 @@ def test_the_state_reads_only_the_own_facts_it_is_said_to(contexts) -> None:
         assert own <= OWN_READS, f"derive read own {sorted(own - OWN_READS)} ({name} at {now})"
         seen |= own
     assert seen, "derive read no own fact: it ran on no context"
+
+
+@pytest.mark.parametrize("rule_gated", [r for r in RULES if r[0].quiets], ids=_ids)
+def test_a_time_that_quiets_a_rule_moved_later_brings_no_finding(rule_gated, contexts) -> None:
+    """A patch whose own time moved later runs no rule that time quiets (`declares(quiets=)`):
+    on every context of every fixture where such a rule finds nothing and the time is set,
+    the time moved later (a millisecond, the rule's dwell, to `now`, a day past it), all of
+    the rule's quieting times at once too, the rule still finds nothing."""
+    rule, _ = rule_gated
+    checked = 0
+    for name, config, now, ctx in contexts:
+        if rule(ctx, config, now):
+            continue
+        dwell = timedelta(seconds=getattr(config, rule.dwell)) if rule.dwell else timedelta(0)
+        times = [t for t in sorted(rule.quiets) if getattr(ctx.own, t) is not None]
+        for moved in [[t] for t in times] + ([times] if len(times) > 1 else []):
+            for step in (timedelta(milliseconds=1), dwell, None, timedelta(days=1)):
+                ms = timedelta(milliseconds=1)
+                changes = {t: max(now, getattr(ctx.own, t) + ms) if step is None
+                           else getattr(ctx.own, t) + max(step, ms) for t in moved}
+                own = replaced(ctx.own, **changes)
+                got = rule(dataclasses.replace(ctx, own=own), config, now)
+                assert got == [], f"{rule.__name__}: {changes} found {got} ({name} at {now})"
+                checked += 1
+    assert checked, f"{rule.__name__}: no quiet context had the time set"
+
+
+def test_a_quieting_time_is_read_by_no_state_and_no_context_part() -> None:
+    """A patch names a time that moved later with `LATER` (for its rule plan); the state's
+    and the context parts' checks read the plain names, so none of them reads such a time."""
+    assert QUIETING, "no rule declares a quieting time"
+    assert QUIETING.isdisjoint(OWN_READS)
+    assert QUIETING.isdisjoint(set().union(*CONTEXT_SOURCES.values()))

@@ -47,17 +47,25 @@ def human(seconds: float | None) -> str:
     return f"{s // 3600}h{(s % 3600) // 60:02d}m"
 
 
-def declares(*, depends: tuple[str, ...], dwell: str | None = None):
+def declares(*, depends: tuple[str, ...], dwell: str | None = None,
+             quiets: tuple[str, ...] = ()):
     """Mark a rule with the facts it reads and the config field of its dwell.
 
     `depends` names `ThreadContext` attributes (dotted into `own`/`parent`/`task`), so an
     incremental scheduler can re-run the rule only when one of them changed; `dwell` names the
-    `DetectorConfig` field whose time after the rule's onset is its deadline.
+    `DetectorConfig` field whose time after the rule's onset is its deadline. `quiets`: own
+    times among `depends` (`own.agent_progress_at`) whose moving later, from one time to a
+    later one, never makes the rule find what it did not (it only ever silences it): a rule
+    that found nothing need not run again for that (tests/model/test_rule_dependencies.py
+    moves each of them later on every fixture's contexts).
     """
+    if not set(quiets) <= set(depends) or not all(q.startswith("own.") for q in quiets):
+        raise ValueError(f"quiets {quiets} must be own facts among depends")
 
     def mark(fn):
         fn.depends = frozenset(depends)
         fn.dwell = dwell
+        fn.quiets = frozenset(q.removeprefix("own.") for q in quiets)
         return fn
 
     return mark

@@ -6,7 +6,9 @@ into `own`/`parent`/`task` (`tests/model/test_rule_dependencies.py` runs each ru
 fixture's threads and fails when it reads anything it did not declare). A kept row whose
 thread's own facts changed in fields none of a rule's inputs come from (and which had no
 finding: such rows are derived afresh, `Derivation._patch`) gets the same answer from that
-rule as before, which was none: the rule is not run again.
+rule as before, which was none: the rule is not run again. Nor when the only own facts of
+its inputs that changed are times its declaration says can only quiet it by moving later
+(`declares(quiets=...)`: a run's progress time), and they moved later (`later`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ from t3tui.model.findings import Finding
 # Not an own fact: in a patch's changed names, the thread's task row in its parent changed
 # (`TreeIndex.retask`); the rules reading `task.*` run again.
 TASK_ROW = "@task"
+
+# Appended to the name of an own time that moved later (both set) in a patch's changed
+# names: only the rules reading it that it does not quiet (`declares(quiets=...)`) run again.
+LATER = ">"
 
 Rule = Callable[[ThreadContext, DetectorConfig, datetime], list[Finding]]
 
@@ -73,12 +79,16 @@ CONTEXT_SOURCES: dict[str, frozenset[str]] = {
 
 
 def own_inputs(rule: Rule, gated: bool) -> frozenset[str]:
-    """The own facts (field names) a rule's answer can depend on, its gate included."""
+    """The own facts (field names) a rule's answer can depend on, its gate included; and
+    each one's name with `LATER` unless its moving later quiets the rule."""
     out = {"pending"} if gated else set()
+    quiets = rule.quiets  # type: ignore[attr-defined]
     for dep in rule.depends:  # type: ignore[attr-defined]
         head, _, field = dep.partition(".")
         if head == "own":
             out.add(field)
+            if field not in quiets:
+                out.add(field + LATER)
         elif head == "task":
             out.add(TASK_ROW)  # the thread's task row in its parent (`TreeIndex.retask`)
         else:
@@ -88,6 +98,24 @@ def own_inputs(rule: Rule, gated: bool) -> frozenset[str]:
 
 INPUTS: tuple[tuple[Rule, bool, frozenset[str]], ...] = tuple(
     (rule, gated, own_inputs(rule, gated)) for rule, gated in RULES)
+
+# the own times some rule is quieted by: the only names `later` ever marks
+QUIETING: frozenset[str] = frozenset().union(*(rule.quiets for rule, _ in RULES))  # type: ignore[attr-defined]
+
+
+def later(before: OwnFacts, after: OwnFacts, changed: list[str]) -> list[str]:
+    """`changed` (own fact names) with `LATER` appended to each quieting time that moved
+    from one time to a later one: what a patch's rule plan is worked out from."""
+    if QUIETING.isdisjoint(changed):
+        return changed
+    out = []
+    for name in changed:
+        if name in QUIETING:
+            old, new = getattr(before, name), getattr(after, name)
+            if old is not None and new is not None and new > old:
+                name += LATER
+        out.append(name)
+    return out
 
 
 # the rules to run, by (waiting for a human, no active run, no task row, the own facts that
@@ -132,4 +160,5 @@ def run_rules(ctx: ThreadContext, config: DetectorConfig, now: datetime,
     return out
 
 
-__all__ = ["CONTEXT_SOURCES", "INPUTS", "NEEDS_RUN", "NEEDS_TASK", "RULES", "TASK_ROW", "planned", "run_rules"]
+__all__ = ["CONTEXT_SOURCES", "INPUTS", "LATER", "NEEDS_RUN", "NEEDS_TASK", "QUIETING", "RULES",
+           "TASK_ROW", "later", "planned", "run_rules"]

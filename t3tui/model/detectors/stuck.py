@@ -37,7 +37,7 @@ def provider_finished(ctx: ThreadContext, config: DetectorConfig, now: datetime)
 
 @declares(depends=("own.id", "own.activity", "detaches", "own.run_started_at", "own.run_requested_at",
                    "own.agent_progress_at", "own.active_run_id"),
-          dwell="detached_session_dwell_s")
+          dwell="detached_session_dwell_s", quiets=("own.agent_progress_at",))
 def session_detached(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """A session this thread runs in was detached by another thread; its run shows no progress."""
     f = ctx.own
@@ -65,7 +65,7 @@ def session_detached(ctx: ThreadContext, config: DetectorConfig, now: datetime) 
 
 @declares(depends=("own.id", "own.activity", "own.stopped_session", "own.run_started_at",
                    "own.agent_progress_at", "own.active_run_id"),
-          dwell="detached_session_dwell_s")
+          dwell="detached_session_dwell_s", quiets=("own.agent_progress_at",))
 def session_stopped(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """The thread's provider session is stopped/error while a run is active and quiet."""
     f = ctx.own
@@ -88,7 +88,8 @@ def session_stopped(ctx: ThreadContext, config: DetectorConfig, now: datetime) -
 
 @declares(depends=("own.id", "checkin", "checkin_verdict", "own.agent_progress_at", "detaches",
                    "own.stopped_session", "own.provider_turn_ended_at", "own.provider_thread_idle_at",
-                   "own.activity", "own.provider_turn_status", "own.subscribed", "own.active_run_id"))
+                   "own.activity", "own.provider_turn_status", "own.subscribed", "own.active_run_id"),
+          quiets=("own.agent_progress_at",))
 def checkin_unanswered(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """An unanswered check-in, backed by provider-side evidence and silence since it was sent."""
     f, checkin, verdict = ctx.own, ctx.checkin, ctx.checkin_verdict
@@ -122,7 +123,7 @@ def checkin_unanswered(ctx: ThreadContext, config: DetectorConfig, now: datetime
 
 @declares(depends=("own.id", "own.activity", "blocked_on", "own.agent_progress_at",
                    "own.shell_updated_at", "own.run_started_at", "own.active_run_id"),
-          dwell="no_progress_s")
+          dwell="no_progress_s", quiets=("own.agent_progress_at", "own.shell_updated_at"))
 def no_progress(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """Running with no turn item, provider turn, message or shell change for too long."""
     f = ctx.own
@@ -143,7 +144,7 @@ def no_progress(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> li
 
 @declares(depends=("own.id", "own.activity", "own.activity_since", "own.provider_turn_ended_at",
                    "own.shell_updated_at", "own.active_run_id"),
-          dwell="drain_too_long_s")
+          dwell="drain_too_long_s", quiets=("own.shell_updated_at",))
 def drain_too_long(ctx: ThreadContext, config: DetectorConfig, now: datetime) -> list[Finding]:
     """The run sits in `waiting` (post-terminal drain) too long."""
     f = ctx.own
