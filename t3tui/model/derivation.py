@@ -20,7 +20,7 @@ from t3tui.model.assemble import SHAPE_FACTS, Assembler, Parts
 from t3tui.model.checkin import CheckIn
 from t3tui.model.deadlines import Collect
 from t3tui.model.detectors.rules import CONTEXT_SOURCES, TASK_ROW, later
-from t3tui.model.factpatch import changed_fields
+from t3tui.model.factpatch import changed_fields, moved_names
 from t3tui.model.findings import rank_findings
 from t3tui.model.index import MAX_DEPTH, TreeIndex
 from t3tui.model.rowcache import VOLATILE_S, Entry, RowCache, same_row, summary
@@ -96,6 +96,7 @@ class Derivation:
             return last
         asm = self._last = self._assembler(now)
         before, ix.before = ix.before, {}
+        moved, ix.moved = ix.moved, {}
         retask, ix.retask = ix.retask, set()
         if not self.incremental:
             self._cache = asm.cache = RowCache()
@@ -125,7 +126,9 @@ class Derivation:
             old = self._cache.drop(tid)
             new = None
             if tid not in full and old is not None:
-                new = self._patch(asm, tid, old, before.get(tid), tid in retask)
+                patches = moved.get(tid)
+                new = self._patch(asm, tid, old, before.get(tid), tid in retask,
+                                  None if patches is None else moved_names(patches))
             if new is None:
                 new = self._derive(asm, tid)
             if summary(old) != summary(new):
@@ -169,11 +172,12 @@ class Derivation:
             self._unreported.add(tid)
 
     def _patch(self, asm: Assembler, thread_id: str, old: Entry, facts_before,
-               retask: bool) -> Entry | None:
+               retask: bool, names: tuple[str, ...] | None = None) -> Entry | None:
         """The kept row, patched, when only the thread's own data (`facts_before`: its facts
         when the row was derived) or its task row in its parent (`retask`) changed, not
         whether it is shown, and the row still holds at `now`; None when it must be derived
-        afresh.
+        afresh. `names`: the only facts that can differ from `facts_before` (its events'
+        patches move no other), None when any can.
 
         Kept: children and their counts (a child's summary change, or a child added or gone,
         marks this row for a full derivation), depth and parent (a relink does too)."""
@@ -182,7 +186,7 @@ class Derivation:
         own = self._ix.own(thread_id)
         changed: list[str] = []
         if facts_before is not None and own is not facts_before:
-            changed = changed_fields(facts_before, own)
+            changed = changed_fields(facts_before, own, names)
             if not SHAPE_FACTS.isdisjoint(changed):
                 return None
         if retask:

@@ -12,12 +12,24 @@ a shell row; the index drops what is queued when either goes (`TreeIndex.touch`)
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from t3tui.model.facts import OwnFacts, mentions_of, preview, run_side, runs_of, task_facts
-from t3tui.model.index import Record
+from t3tui.model.index import Patch, Record
 from t3tui.model.turnfacts import turn_side
 from t3tui.model.wire import string, ts
+
+
+def moves(*names: str):
+    """Mark a patch with the facts it can move (it replaces no other): a row patched after
+    such events compares only those with the facts it was derived from (`moved_names`)."""
+
+    def mark(fn):
+        fn.moves = frozenset(names)
+        return fn
+
+    return mark
 
 
 def replaced(old: OwnFacts, **changes: Any) -> OwnFacts:
@@ -28,18 +40,21 @@ def replaced(old: OwnFacts, **changes: Any) -> OwnFacts:
     return new
 
 
+@moves("agent_progress_at")
 def progress_facts(old: OwnFacts, rec: Record) -> OwnFacts:
     """The facts after an event that moved only the projection's progress time (a turn item
     that is neither a delegate call nor an interrupt, a plan): what `own_facts` would give."""
     return replaced(old, agent_progress_at=rec.proj.last_progress_at)
 
 
+@moves("tasks", "task_index")
 def subagent_facts(old: OwnFacts, rec: Record) -> OwnFacts:
     """The facts after a `subagent.updated` (a task row and its wake history): the tasks."""
     tasks = task_facts(old.id, rec.proj)
     return replaced(old, tasks=tasks, task_index={t.task_id: t for t in tasks})
 
 
+@moves("agent_progress_at", "latest_message", "mentions", "claims")
 def message_facts(old: OwnFacts, rec: Record) -> OwnFacts:
     """The facts after a `message.updated`: progress, preview, mentions and claims."""
     proj = rec.proj
@@ -69,6 +84,7 @@ def shell_patchable(old: dict[str, Any] | None, new: dict[str, Any]) -> bool:
     return list(map(old.get, _SHELL_KEPT)) == list(map(new.get, _SHELL_KEPT))
 
 
+@moves("title", "shell_updated_at", "latest_message")
 def shell_facts(old: OwnFacts, rec: Record) -> OwnFacts:
     """The facts after a `shell_patchable` update: title, shell update time, preview."""
     shell = rec.shell
@@ -77,14 +93,36 @@ def shell_facts(old: OwnFacts, rec: Record) -> OwnFacts:
                     latest_message=preview(shell, rec.proj))
 
 
-def changed_fields(old: OwnFacts, new: OwnFacts) -> list[str]:
+def changed_fields(old: OwnFacts, new: OwnFacts,
+                   names: tuple[str, ...] | None = None) -> list[str]:
     """The names of the facts that differ (a patch shares most values with the old facts:
-    the same object is equal without comparing a tuple or a dict of them)."""
+    the same object is equal without comparing a tuple or a dict of them); `names`: only
+    those can differ (`moved_names`)."""
     now = new.__dict__
+    if names is not None:
+        was = old.__dict__
+        return [name for name in names if (a := was[name]) is not (b := now[name]) and a != b]
     return [name for name, value in old.__dict__.items()
             if (other := now[name]) is not value and other != value]
 
 
+_FIELDS = tuple(OwnFacts.__dataclass_fields__)
+_MOVED: dict[frozenset[Patch], tuple[str, ...]] = {}
+
+
+def moved_names(patches: Collection[Patch]) -> tuple[str, ...]:
+    """The facts these patches can move, in the facts' order (a few sets of patches recur:
+    each is worked out once)."""
+    key = frozenset(patches)
+    got = _MOVED.get(key)
+    if got is None:
+        moved = frozenset().union(*(p.moves for p in key))  # type: ignore[attr-defined]
+        got = _MOVED[key] = tuple(f for f in _FIELDS if f in moved)
+    return got
+
+
+# (with no projection `turn_side` and `run_side` give every key they give with one)
+@moves(*turn_side({}, None, None, None, None))
 def turn_facts(old: OwnFacts, rec: Record) -> OwnFacts:
     """The facts after a `provider-turn.updated` (what `turn_side` reads)."""
     sh, proj = rec.shell or {}, rec.proj
@@ -93,6 +131,7 @@ def turn_facts(old: OwnFacts, rec: Record) -> OwnFacts:
                                       activity))
 
 
+@moves(*run_side({}, {}, None))
 def run_facts(old: OwnFacts, rec: Record) -> OwnFacts:
     """The facts after a run or run attempt event (`facts.run_side`: the run's times, state,
     cohorts and provider turn); memory trimmed with it changes no fact (`retention`)."""
@@ -113,5 +152,6 @@ EVENT_PATCHES = {"progress": progress_facts, "message": message_facts,
 PARENT_READ = frozenset({"run", "thread", "request"})
 
 
-__all__ = ["EVENT_PATCHES", "PARENT_READ", "SHELL_READ", "changed_fields", "message_facts", "progress_facts", "replaced",
-           "run_facts", "shell_facts", "shell_patchable", "subagent_facts", "turn_facts"]
+__all__ = ["EVENT_PATCHES", "PARENT_READ", "SHELL_READ", "changed_fields", "message_facts", "moved_names",
+           "moves", "progress_facts", "replaced", "run_facts", "shell_facts", "shell_patchable",
+           "subagent_facts", "turn_facts"]

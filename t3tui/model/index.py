@@ -54,6 +54,9 @@ class TreeIndex:
     # threads whose only change since their row was derived is their own data (`refresh`),
     # with the facts that derivation read: the row may be patched instead of re-derived
     before: dict[str, OwnFacts] = field(default_factory=dict)
+    # of those, the ones whose facts since came only from patches: the patches (the facts
+    # that can differ from `before`'s are the ones they move, `factpatch.moved_names`)
+    moved: dict[str, dict[Patch, None]] = field(default_factory=dict)
     # threads whose stream's synchronization changed (shell or own): only whether their row
     # carries the `stale` overlay may differ; a kept row is relabelled, not re-derived
     restale: set[str] = field(default_factory=set)
@@ -142,10 +145,15 @@ class TreeIndex:
                 self.dirty.add(thread_id)  # no facts to compare with: derive the row afresh
                 return
             self.before[thread_id] = old
+            self.moved[thread_id] = {}
         # (a row derived afresh still reads facts: patched ones, when they can be)
         if patch is None:
             self.behind.pop(thread_id, None)  # rebuilt when read
-        elif lag is not None:
+            self.moved.pop(thread_id, None)  # any fact may differ from `before`'s
+            return
+        if (moved := self.moved.get(thread_id)) is not None:
+            moved[patch] = None
+        if lag is not None:
             lag[1][patch] = None
         elif old is not None:
             self.behind[thread_id] = (old, {patch: None})

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from benchmarks.scaling import loaded
 from benchmarks.world import WorldSpec, build_world
-from t3tui.model import Supervisor
+from t3tui.model import Supervisor, derivation
 from t3tui.model.assemble import Assembler
 from t3tui.model.derivation import Derivation
 from t3tui.model.detectors.rules import LATER
 from t3tui.model.factpatch import changed_fields
+from t3tui.model.facts import OwnFacts
 from tests.spy import calls
 
 
@@ -140,7 +141,7 @@ def test_a_patch_that_moved_only_a_running_threads_progress_later_runs_no_rule(m
     patching: list[tuple[str, bool]] = []
     derived_in_later = later_patches = 0
 
-    def patch(self, asm, thread_id, old, facts_before, retask):
+    def patch(self, asm, thread_id, old, facts_before, retask, *rest):
         nonlocal later_patches
         own = asm.ix.own(thread_id)
         later = facts_before is not None and not retask \
@@ -151,7 +152,7 @@ def test_a_patch_that_moved_only_a_running_threads_progress_later_runs_no_rule(m
         later_patches += later
         patching.append((thread_id, later))
         try:
-            return real_patch(self, asm, thread_id, old, facts_before, retask)
+            return real_patch(self, asm, thread_id, old, facts_before, retask, *rest)
         finally:
             patching.pop()
 
@@ -166,3 +167,23 @@ def test_a_patch_that_moved_only_a_running_threads_progress_later_runs_no_rule(m
     _burst_as_fresh(world, sup, ref)
     assert later_patches > 20, later_patches
     assert derived_in_later == 0, (derived_in_later, later_patches)
+
+
+def test_a_patch_compares_only_the_facts_its_events_moved(monkeypatch) -> None:
+    """A row patched after events whose fact patches name what they move (`factpatch`:
+    a turn item moves the progress time, a task row the tasks) compares those facts of the
+    thread with the ones its row was derived from, not all ~50 (a fifth of a patch)."""
+    world, sup, ref = _pair()
+    compared: list[int] = []
+    real = derivation.changed_fields
+
+    def spied(old, new, names=None):
+        compared.append(len(old.__dict__) if names is None else len(names))
+        return real(old, new) if names is None else real(old, new, names)
+
+    monkeypatch.setattr(derivation, "changed_fields", spied)
+    _burst_as_fresh(world, sup, ref)
+    assert len(compared) > 100, len(compared)
+    every = len(OwnFacts.__dataclass_fields__)
+    assert sum(n < every for n in compared) > 0.9 * len(compared), compared
+    assert sum(compared) < 0.4 * every * len(compared), sum(compared) / len(compared)

@@ -160,3 +160,40 @@ def test_the_benchmark_world_rebuilds_no_facts_in_a_burst() -> None:
                 sup.changed_rows(world.end)
                 _facts_match_a_rebuild(sup, f"burst #{i}")
     assert not rebuilt, f"{len(rebuilt)} facts rebuilt in a burst of {len(world.burst)} items"
+
+
+def _moved_within_names(sup: Supervisor, where: str) -> int:
+    """Every thread whose facts since its row's derivation came only from patches differs
+    from the facts that row read only in the facts those patches move. Returns how many."""
+    ix, checked = sup._ix, 0
+    for thread_id, patches in ix.moved.items():
+        if thread_id in ix.before and thread_id in ix.records:
+            moved = changed_fields(ix.before[thread_id], ix.own(thread_id))
+            names = factpatch.moved_names(patches)
+            assert set(moved) <= set(names), f"{where}: {thread_id} {set(moved) - set(names)}"
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("every", [1, 4])
+@pytest.mark.parametrize("name", FIXTURES)
+def test_a_patch_moves_only_the_facts_it_names(name: str, every: int) -> None:
+    """`factpatch.moves`: each patch replaces no fact it does not name, so a patched row
+    compares only the named ones (`Derivation._patch`); on every fixture, frames every
+    `every` items, and on the benchmark world."""
+    sup = Supervisor()
+    checked, now = 0, None
+    for i, frame in enumerate(_frames(name)):
+        feed(sup, [frame])
+        checked += _moved_within_names(sup, f"{name} #{i}")
+        now = frame_time(frame) or now
+        if i % every == 0 and now is not None:
+            sup.changed_rows(now)
+    world = build_world(WorldSpec(threads=60, events=300))
+    sup = loaded(world)
+    for i, (stream, item) in enumerate(world.burst):
+        sup.apply_shell(item) if stream is None else sup.apply_thread(stream, item)
+        checked += _moved_within_names(sup, f"world #{i}")
+        if i % (every * 7) == 0:
+            sup.changed_rows(world.end)
+    assert checked > 50, checked
