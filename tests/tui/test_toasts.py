@@ -163,3 +163,22 @@ async def test_toasts_placed_as_the_app_ends_are_not_a_traceback() -> None:
         await until(lambda: len(app._notifications), what="the toast held")
     assert not app.screen_stack and len(app._notifications)
     app.place_toasts()
+
+
+async def test_news_that_comes_while_the_app_shuts_down_is_not_a_traceback() -> None:
+    """Shutting down, the app stops running before its screens are closed: a notice handled
+    then once subscribed the stopped app to the screen's layout signal (SignalError, a
+    traceback out of a whole-suite run of the app's policies)."""
+    from textual.app import Notify
+    from textual.notifications import Notification
+
+    app = showcase_app()
+    async with app.run_test(size=WIDE, notifications=True) as pilot:
+        await settled(pilot)
+        assert app.main_screen.is_running and not app._placing_toasts
+        app._running = False  # what `App._shutdown` does first, before closing the screens
+        try:
+            app._on_notify(Notify(Notification("Review B finished (done)", title="finished")))
+        finally:
+            app._running = True
+        assert not app._placing_toasts  # nothing subscribed for a stopped app

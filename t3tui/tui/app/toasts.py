@@ -108,7 +108,8 @@ class ToastsMixin:
             self._notifications.add(note)
         self._refresh_notifications()  # type: ignore[attr-defined]
         screen = self.main_screen  # type: ignore[attr-defined]
-        if not self._placing_toasts and screen.is_running:
+        # shutting down, the app stops running before its screens close: nothing to place
+        if not self._placing_toasts and screen.is_running and self.is_running:  # type: ignore[attr-defined]
             # toasts are mounted and laid out later: place them once their size is known
             self._placing_toasts = True
             screen.screen_layout_refresh_signal.subscribe(
