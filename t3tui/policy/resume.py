@@ -39,35 +39,42 @@ class Resume:
 
 class OwnPauseClock:
     """The time a front end derives its rows at: `wall()`, less its own last pause until the
-    facts are fresh again (`fresh_s` after it).
+    facts are fresh again (`fresh_s` after it, and the facts `current()` again).
 
     A dwell is evidence of a thread's silence only up to the last moment the stream could
     have delivered. While this process was stopped nothing could be read, and just after it
     the stream is still catching up: a dwell counted across the pause (a row "stuck" or
     "silent" for a second after a suspend) would be the process's own pause, not the thread's.
-    So for `fresh_s` after a pause the clock stands where it stood when the pause began and
-    runs on from there; then it is the wall clock again (the stream has delivered what
-    happened meanwhile, or the connection is stale). Never earlier than a time it gave.
-    Asked every second or so (the app's tick), a gap over `gap_s` between two asks is a pause.
+    So after a pause the clock stands where it stood when the pause began and runs on from
+    there, until `fresh_s` have passed (the stream has delivered what happened meanwhile, or
+    the socket was found dead) and `current()` says the streams are synchronized again: a
+    socket the pause outlived is reconnected and resumed first, however long that takes (the
+    rows meanwhile are from before the pause). Then it is the wall clock again. Never earlier
+    than a time it gave. Asked every second or so (the app's tick), a gap over `gap_s` between
+    two asks is a pause.
     """
 
     def __init__(self, wall: Callable[[], datetime],
                  monotonic: Callable[[], float] = time.monotonic,
-                 gap_s: float = GAP_S, fresh_s: float = FRESH_S) -> None:
-        self.wall, self.monotonic = wall, monotonic
+                 gap_s: float = GAP_S, fresh_s: float = FRESH_S,
+                 current: Callable[[], bool] = lambda: True) -> None:
+        self.wall, self.monotonic, self.current = wall, monotonic, current
         self.gap_s, self.fresh_s = gap_s, fresh_s
         self._last: float | None = None
-        self._until = float("-inf")  # monotonic time the shift ends
+        self._until = float("-inf")  # monotonic time the hold may end, the facts current
         self._shift = 0.0  # seconds of pause left out
         self._given: datetime | None = None
+        self.holding = False  # True from a pause until the facts are fresh again
 
     def __call__(self) -> datetime:
         t, wall = self.monotonic(), self.wall()
         last, self._last = self._last, t
         if last is not None and t - last > self.gap_s:  # this process was paused
-            self._shift = (self._shift if last < self._until else 0.0) + (t - last)
-            self._until = t + self.fresh_s
-        if t < self._until:
+            self._shift = (self._shift if self.holding else 0.0) + (t - last)
+            self._until, self.holding = t + self.fresh_s, True
+        if self.holding and t >= self._until and self.current():
+            self.holding = False
+        if self.holding:
             wall = wall - timedelta(seconds=self._shift)
             if self._given is not None and wall < self._given:
                 wall = self._given

@@ -48,3 +48,21 @@ def test_a_second_pause_in_the_hold_adds_to_the_first_and_time_never_goes_back()
     assert given == sorted(given)
     assert given[4] == given[3]  # the second pause, in the hold, left out as well
     assert given[-1] == c.wall()
+
+
+def test_a_pause_that_outlived_the_socket_is_left_out_until_the_streams_are_current() -> None:
+    c, live = Clocks(), [True]
+    clock = OwnPauseClock(c.wall, c.monotonic, current=lambda: live[0])
+    clock()
+    c.t += 1
+    before = clock()
+    c.t += 600  # a suspend of ten minutes ...
+    live[0] = False  # ... and the socket was found dead after it: reconnecting
+    assert clock() == before and clock.holding
+    for _ in range(int(FRESH_S) * 3):  # reconnecting for longer than the hold
+        c.t += 1
+        assert clock() == c.wall() - timedelta(seconds=600)
+    assert clock.holding
+    live[0] = True  # resumed and synchronized
+    c.t += 1
+    assert clock() == c.wall() and not clock.holding

@@ -15,12 +15,14 @@ import pytest
 from t3tui.backend.testing import running_backend
 from t3tui.client.backoff import Backoff
 from t3tui.client.secret import Secret, Target
+from t3tui.client.state import Live, Reconnecting
 from t3tui.model import DetectorConfig
 from t3tui.policy.resume import FRESH_S, GAP_S
 from t3tui.tui.app.app import SupervisorApp
 from t3tui.tui.app.config import TuiConfig
 from t3tui.tui.sources.source import LiveSource
 from tests.headless.test_commands_e2e import launch
+from tests.link import Link
 from tests.tui.waiting import until
 
 pytestmark = pytest.mark.e2e
@@ -70,6 +72,8 @@ async def test_after_its_own_pause_the_app_shows_no_finding_made_of_the_pause() 
                 await pilot.pause(0.1)
             assert clocks.looks >= looks + 3, "the app did not look at the time"
             assert not any("no-progress" in s for s in seen), seen
+            # the rows are from before the pause: drawn stale while the hold lasts
+            assert app.tree.has_class("-stale")
             # once the stream could have delivered (the hold ends), the dwell is evidence
             for _ in range(int(FRESH_S // (GAP_S / 2)) + 1):
                 clocks.offset += GAP_S / 2
@@ -78,3 +82,44 @@ async def test_after_its_own_pause_the_app_shows_no_finding_made_of_the_pause() 
             found = await until(lambda: [f.rule for f in app.view.by_id[thread].findings
                                          if f.rule == "no-progress"], what="the finding")
             assert found == ["no-progress"]
+            await until(lambda: not app.tree.has_class("-stale"), what="the rows current")
+
+
+async def test_after_a_pause_that_killed_its_socket_rows_are_stale_until_the_resumed_streams_sync(
+        ) -> None:
+    """The pause outlived the socket (a laptop's network across a suspend): the app finds it
+    dead and cannot reconnect for longer than the hold. Until the resumed streams synchronize
+    the rows are from before the pause: marked stale, and no finding is made of the pause;
+    once they have, a finding that is real (the thread hung all along) is raised."""
+    clocks = Clocks()
+    async with running_backend() as backend, Link(backend.port).running() as link:
+        source = LiveSource(Target(link.url, Secret(backend.token)),
+                            config=DetectorConfig(no_progress_s=NO_PROGRESS_S),
+                            backoff=Backoff.fast(), ping_interval=1.0)
+        app = SupervisorApp(source, config=TuiConfig(bell=False, toast=False),
+                            clock=clocks.wall)
+        app.renderer._derive_clock.monotonic = clocks.monotonic
+        async with app.run_test(size=(140, 40)) as pilot:
+            thread = await launch(backend, "Hang", title="Hangs")
+            await until(lambda: app.view is not None and (r := app.view.by_id.get(thread))
+                        and r.state == "running", what="the thread running")
+            await until(lambda: clocks.looks >= 2, what="the app looking at the time")
+            clocks.offset += NO_PROGRESS_S * 2  # paused, twice the rule's dwell ...
+            link.cut()  # ... and its socket died meanwhile; no network yet
+            await until(lambda: isinstance(app.conn, Reconnecting), what="the socket found dead")
+            for _ in range(int(FRESH_S // (GAP_S / 2)) + 2):  # the hold's time passes
+                clocks.offset += GAP_S / 2
+                ticks = clocks.ticks
+                await until(lambda n=ticks: clocks.ticks > n, what="a derivation")
+            await pilot.pause(0.2)
+            row = app.view.by_id[thread]
+            assert isinstance(app.conn, Reconnecting), app.conn
+            assert "stale" in row.overlays, row.overlays
+            assert [f.rule for f in row.findings] == [] and row.state == "running", row
+            link.mend()
+            await until(lambda: isinstance(app.conn, Live), timeout=30, what="live again")
+            found = await until(lambda: [f.rule for f in app.view.by_id[thread].findings
+                                         if f.rule == "no-progress"], what="the real finding")
+            assert found == ["no-progress"]
+            await until(lambda: not app.tree.has_class("-stale"), what="the rows current")
+            assert "stale" not in app.view.by_id[thread].overlays

@@ -84,16 +84,20 @@ class Renderer:
         # so we ring. The app's focus handlers tell `terminal_focus`.
         self._focus_reported = False
         self._terminal_focused = True
-        self._derive_clock = OwnPauseClock(lambda: self.app.clock())
+        self._derive_clock = OwnPauseClock(lambda: self.app.clock(), current=self._current)
 
     def now(self) -> datetime:
-        """The time rows are derived at: live, a clock that leaves out the app's own pause
-        until the stream could have delivered what happened in it (no false "stuck" after a
-        suspend); a replay's clock is its own."""
+        """The time rows are derived at: live, one that leaves out the app's own pause until
+        the streams have caught up (no false "stuck" after a suspend); a replay's, its own."""
         if self.app.tick and hasattr(self.app.source, "live_sessions") \
                 and not self.app.triage.replaying:
             return self._derive_clock()
         return self.app.clock()
+
+    def _current(self) -> bool:
+        """Live and synchronized: the rows are now, not from before a pause of the app's own."""
+        synced = getattr(self.app.source.supervisor, "synchronized", None)
+        return isinstance(self.app.conn, Live) and (synced is None or bool(synced()))
 
     def terminal_focus(self, focused: bool) -> None:
         self._focus_reported, self._terminal_focused = True, focused
@@ -254,6 +258,7 @@ class Renderer:
             stale = all(e.state.stale for e in envs)
         else:
             stale = self.app.conn.stale or not view.synchronized
+        stale = stale or self._derive_clock.holding  # rows from before the app's own pause
         if relabel is None or not tree.relabel(relabel, now, stale=stale):
             # under the same filter, the row under the cursor stays until the cursor moves; a
             # new filter shows what it matches, nothing else
