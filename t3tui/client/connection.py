@@ -1,5 +1,7 @@
 """One open websocket: requests multiplexed by string id, an Ack after every Chunk, Ping/Pong.
 
+The Acks of Chunks read together leave in one write (`client/acks.py`).
+
 A `Defect`, an unreadable frame, a missing `Pong` or a closed socket ends the connection: every
 in-flight request then fails with `ConnectionLost`, and `closed` resolves with the reason.
 """
@@ -17,6 +19,7 @@ from typing import Any, Protocol
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
+from t3tui.client.acks import AckWriter
 from t3tui.client.errors import ConnectionLost, RpcFailure
 from t3tui.client.waiting import paused_for
 from t3tui.protocol import ProtocolError
@@ -95,7 +98,8 @@ class Connection:
         self._ping_interval = ping_interval
         self._ids = itertools.count(1)
         self._calls: dict[str, asyncio.Future[Any]] = {}
-        self._acks: dict[str, tuple[Ack, str]] = {}  # each stream's Ack, encoded once
+        self._acks: dict[str, tuple[Ack, str, bytes]] = {}  # each stream's Ack, encoded once
+        self._ack_writer = AckWriter(ws, tap.sent if tap is not None else None)
         self._streams: dict[str, StreamHandle] = {}
         self._awaiting_pong = False
         self._tasks: list[asyncio.Task[None]] = []
@@ -167,6 +171,7 @@ class Connection:
             raise ConnectionLost(self.closed.result())
         if text is None:
             text = encode_message(message)
+        self._ack_writer.flush()  # the Acks queued before this message go before it
         if self._tap is not None:
             self._tap.sent(message, text)
         try:
@@ -232,9 +237,13 @@ class Connection:
                 log.exception("stream consumer failed on request %s", request_id)
         ack = self._acks.get(request_id)
         if ack is None:  # a stream acks every chunk: encode its Ack once
-            ack = Ack(request_id=request_id)
-            ack = self._acks[request_id] = (ack, encode_message(ack))
-        await self._send(*ack)
+            message = Ack(request_id=request_id)
+            text = encode_message(message)
+            ack = self._acks[request_id] = (message, text, utf8_frame(text))
+        if self._ack_writer.crowded():
+            await self._send(ack[0], ack[1])  # waits for the socket to take it
+        elif not self.closed.done():
+            self._ack_writer.queue(*ack)
 
     def _finish(self, message: Exit) -> None:
         self._acks.pop(message.request_id, None)

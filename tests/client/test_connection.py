@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import time
 
 import pytest
 
+from t3tui.client import acks, connection
 from t3tui.client.connection import READ_SLICE_S
 from t3tui.client.errors import ConnectionLost, RpcFailure
 from tests.client.scripted import Peer, scripted
@@ -232,3 +234,57 @@ async def test_a_burst_of_buffered_chunks_lets_the_loop_in_between() -> None:
     longest = max(sum(1 for _ in group) for _, group in itertools.groupby(runs_at))
     budget = READ_SLICE_S / cost
     assert longest <= budget + 2, f"{longest} chunks ({longest * cost * 1000:.0f} ms) in a row"
+
+
+async def _acks_of_chunks_read_together(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Chunks of 8 streams arrive in one write; each is applied, then acked in order (the
+    script checks): returns how many writes the client's Acks took."""
+    monkeypatch.setattr(connection, "READ_SLICE_S", 60.0)  # no slice ends within the burst
+    streams = 8
+    applied: list[str] = []
+
+    async def script(peer: Peer) -> None:
+        rids = [(await peer.recv_tag("Request"))["id"] for _ in range(streams)]
+        await opened.wait()
+        for rid in rids:  # every Chunk in one write, as a busy server's frames arrive
+            peer.ws.protocol.send_text(json.dumps(
+                {"_tag": "Chunk", "requestId": rid, "values": [rid]}).encode())
+        peer.ws.transport.write(b"".join(peer.ws.protocol.data_to_send()))
+        acks = [await peer.recv_tag("Ack") for _ in range(streams)]
+        assert acks == [{"_tag": "Ack", "requestId": rid} for rid in rids]
+        assert applied == rids  # each Chunk was applied before any Ack was read
+        for rid in rids:
+            await peer.send({"_tag": "Exit", "requestId": rid, "exit": {"_tag": "Success"}})
+
+    opened = asyncio.Event()
+    async with scripted(script, ping_interval=60.0) as conn:
+        handles = [await conn.open_stream("orchestration.subscribeThread", {}, applied.extend)
+                   for _ in range(streams)]
+        transport = conn._ws.transport
+        writes = 0
+        write = transport.write
+
+        def counted(data: bytes) -> None:
+            nonlocal writes
+            writes += 1
+            write(data)
+
+        transport.write = counted  # type: ignore[method-assign]
+        opened.set()
+        await asyncio.wait_for(asyncio.gather(*(h.done for h in handles)), T)
+        return writes
+
+
+async def test_acks_of_chunks_read_together_leave_in_one_write(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Their Acks leave in one write to the socket, not one write (a syscall, and on a
+    loopback the peer's receive too) per Chunk."""
+    assert await _acks_of_chunks_read_together(monkeypatch) == 1
+
+
+async def test_acks_wait_for_a_socket_that_takes_nothing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the socket's buffer over its limit each Ack goes through websockets' `send`,
+    which waits for the socket: a peer that stops reading stops the reader too."""
+    monkeypatch.setattr(acks, "BUFFER_LIMIT", -1)  # the buffer is always over it
+    assert await _acks_of_chunks_read_together(monkeypatch) == 8
