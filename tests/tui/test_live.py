@@ -91,7 +91,13 @@ async def settle_me_ready(app: SupervisorApp) -> tuple[ThreadRow, ThreadRow]:
 
 async def choose(pilot: Any, label: str) -> None:
     app: SupervisorApp = pilot.app
-    await until(lambda: isinstance(app.screen, ConfirmScreen), what="a confirmation")
+    try:
+        await until(lambda: isinstance(app.screen, ConfirmScreen), what="a confirmation")
+    except TimeoutError as missed:  # say what the app showed instead (a refusal's toast?)
+        row = app.current_row()
+        told = [f"{n.title}: {n.message}" for n in app._notifications]
+        raise AssertionError(f"no confirmation for {label!r}: screen {app.screen!r}, selected "
+                             f"{row.id if row else None}, toasts {told}") from missed
     # the screen is pushed before its buttons are mounted (seen under load)
     await until(lambda: any(str(b.label) == label for b in app.screen.query(Button)),
                 what=f"the {label!r} button")
