@@ -94,19 +94,20 @@ class Activity:
             self.quiet.pop(thread_id, None)
             self.recency.pop(thread_id, None)
             return was
-        # recency from the shell row alone: the same whether the stream is held or not, so
-        # that dropping a stream does not change which threads the cap keeps
-        seen = latest(f.shell_updated_at, f.run_started_at, f.run_completed_at)
         ended = f.run_completed_at
         if busy(f):
             self.quiet[thread_id] = None
         elif ended is not None and (self.clock is None or ended + self.window > self.clock):
             self.quiet[thread_id] = ended
             heapq.heappush(self._expiry, (ended + self.window, thread_id))
-        else:
-            self.quiet.pop(thread_id, None)
-            self.recency.pop(thread_id, None)
+        else:  # neither busy nor recently quiet: most threads of a big tree
+            if was:
+                del self.quiet[thread_id]
+                self.recency.pop(thread_id, None)
             return was
+        # recency from the shell row alone: the same whether the stream is held or not, so
+        # that dropping a stream does not change which threads the cap keeps
+        seen = latest(f.shell_updated_at, f.run_started_at, f.run_completed_at)
         before, self.recency[thread_id] = self.recency.get(thread_id), seen or _NEVER
         # past the cap, who is kept depends on recency: a new one may change the answer
         return not was or (self.over and before != self.recency[thread_id])
@@ -114,8 +115,14 @@ class Activity:
     def advance(self, f: OwnFacts) -> None:
         """Move the streams' clock to the latest time these facts carry (before any `note` of
         the same batch, so that the answer does not depend on the order threads are taken)."""
-        self.clock = latest(self.clock, f.shell_updated_at, f.run_started_at,
-                            f.run_completed_at, f.agent_progress_at)
+        # (`latest` of the clock and the four, written out: a first tree moves it for every
+        # thread)
+        clock = self.clock
+        for at in (f.shell_updated_at, f.run_started_at, f.run_completed_at,
+                   f.agent_progress_at):
+            if at is not None and (clock is None or at > clock):
+                clock = at
+        self.clock = clock
 
     def expire(self) -> bool:
         """Release the threads quiet past the window by the streams' clock; True if any."""
