@@ -21,6 +21,7 @@ from t3tui.model.context import ThreadContext
 from t3tui.model.detectors.rules import (
     CONTEXT_SOURCES,
     NEEDS_RUN,
+    NEEDS_STREAM,
     NEEDS_TASK,
     QUIETING,
     RULES,
@@ -29,6 +30,7 @@ from t3tui.model.detectors.rules import (
 from t3tui.model.factpatch import replaced
 from t3tui.model.facts import OwnFacts
 from t3tui.model.findings import rank_findings
+from t3tui.model.shellfacts import shell_only_facts
 from t3tui.model.states import OWN_READS, derive
 from tests.model.replay import feed, frame_time
 from tests.model.test_incremental import CONFIGS, FIXTURES, _frames, _samples
@@ -78,6 +80,27 @@ def _contexts():
 @pytest.fixture(scope="module")
 def contexts() -> list:
     return list(_contexts())
+
+
+def _streamless():
+    """Every shown thread with a stream and a shell row, as its context would read had its
+    stream not been held: its facts from the shell row alone (running threads among them,
+    whose progress only their stream would have told)."""
+    for config in CONFIGS:
+        for name in FIXTURES:
+            frames = _frames(name)
+            sup = Supervisor(config)
+            i = 0
+            for now in _samples(frames, config)[::3]:
+                while i < len(frames) and (frame_time(frames[i]) or now) <= now:
+                    feed(sup, [frames[i]])
+                    i += 1
+                asm = sup._settle(now)
+                for thread_id, _ in asm.tree():
+                    rec = sup._ix.records[thread_id]
+                    if rec.shell and rec.proj is not None:
+                        own = shell_only_facts(thread_id, rec.shell, rec.location)
+                        yield name, config, now, dataclasses.replace(asm.context(thread_id), own=own)
 
 
 def _ids(rule_gated) -> str:
@@ -162,10 +185,11 @@ def test_the_context_builder_reads_only_the_own_facts_it_is_said_to(contexts) ->
 
 
 def test_a_rule_left_out_of_a_plan_finds_nothing_there(contexts) -> None:
-    """`run_rules` leaves the NEEDS_RUN rules out for a thread with no active run and the
-    NEEDS_TASK rules out for one with no task row: on every such context of every fixture
-    (default and short dwells, moments past them) each of them finds nothing."""
-    idle = taskless = 0
+    """`run_rules` leaves the NEEDS_RUN rules out for a thread with no active run, the
+    NEEDS_TASK rules out for one with no task row and the NEEDS_STREAM rules out for one
+    whose stream is not held: on every such context of every fixture (default and short
+    dwells, moments past them) each of them finds nothing."""
+    idle = taskless = streamless = 0
     for name, config, now, ctx in contexts:
         if ctx.own.activity is None:
             idle += 1
@@ -175,7 +199,12 @@ def test_a_rule_left_out_of_a_plan_finds_nothing_there(contexts) -> None:
             taskless += 1
             for rule in NEEDS_TASK:
                 assert rule(ctx, config, now) == [], f"{rule.__name__} on {ctx.own.id} ({name})"
-    assert idle and taskless
+    for name, config, now, ctx in (*contexts, *_streamless()):
+        if not ctx.own.subscribed:
+            streamless += 1
+            for rule in NEEDS_STREAM:
+                assert rule(ctx, config, now) == [], f"{rule.__name__} on {ctx.own.id} ({name})"
+    assert idle and taskless and streamless
 
 
 def test_the_state_reads_only_the_own_facts_it_is_said_to(contexts) -> None:

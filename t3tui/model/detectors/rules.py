@@ -64,6 +64,11 @@ NEEDS_RUN: frozenset[Rule] = frozenset({
     provider_finished, drain_too_long, session_detached, session_stopped, no_progress,
     provider_finished_unheard, interrupt_not_landed})
 NEEDS_TASK: frozenset[Rule] = frozenset({undelivered_result, wake_disposed})
+# Rules whose first test finds nothing for a thread whose stream is not held (no projection:
+# no task rows, mentions, claims, dead waits or runaway; `own.subscribed` is False), most
+# threads of a big tree: left out of such a thread's plan too (the same test holds them).
+NEEDS_STREAM: frozenset[Rule] = frozenset({
+    provider_active_after_interrupt, serialized_findings, phantom_findings, duplicate_child})
 
 # The context's attributes that `Assembler.context` computes from the thread's own facts:
 # the own facts each is built from (tests/model/test_rule_dependencies.py checks the builder
@@ -118,20 +123,21 @@ def later(before: OwnFacts, after: OwnFacts, changed: list[str]) -> list[str]:
     return out
 
 
-# the rules to run, by (waiting for a human, no active run, no task row, the own facts that
-# changed or None for all): worked out once per such key, not per rule per row (a frame and
-# a tree ask the same few keys)
-_Key = tuple[bool, bool, bool, "tuple[str, ...] | None"]
+# the rules to run, by (waiting for a human, no active run, no task row, no stream, the own
+# facts that changed or None for all): worked out once per such key, not per rule per row (a
+# frame and a tree ask the same few keys)
+_Key = tuple[bool, bool, bool, bool, "tuple[str, ...] | None"]
 _PLANS: dict[_Key, tuple[Rule, ...]] = {}
 _PLANS_MAX = 512
 
 
 def _plan(key: _Key) -> tuple[Rule, ...]:
-    waiting, idle, taskless, changed = key
+    waiting, idle, taskless, streamless, changed = key
     plan = tuple(rule for rule, gated, inputs in INPUTS
                  if not (gated and waiting)
                  and not (idle and rule in NEEDS_RUN)
                  and not (taskless and rule in NEEDS_TASK)
+                 and not (streamless and rule in NEEDS_STREAM)
                  and (changed is None or not inputs.isdisjoint(changed)))
     if len(_PLANS) >= _PLANS_MAX:
         _PLANS.clear()  # many distinct sets of changed facts: start over, never grow
@@ -142,7 +148,7 @@ def _plan(key: _Key) -> tuple[Rule, ...]:
 def planned(own: OwnFacts, task: TaskFacts | None,
             changed: Collection[str] | None = None) -> tuple[Rule, ...]:
     """The rules `run_rules` runs for a thread with these own facts and task row."""
-    key = (own.pending is not None, own.activity is None, task is None,
+    key = (own.pending is not None, own.activity is None, task is None, not own.subscribed,
            None if changed is None else tuple(changed))
     plan = _PLANS.get(key)
     return plan if plan is not None else _plan(key)
@@ -160,5 +166,5 @@ def run_rules(ctx: ThreadContext, config: DetectorConfig, now: datetime,
     return out
 
 
-__all__ = ["CONTEXT_SOURCES", "INPUTS", "LATER", "NEEDS_RUN", "NEEDS_TASK", "QUIETING", "RULES",
-           "TASK_ROW", "later", "planned", "run_rules"]
+__all__ = ["CONTEXT_SOURCES", "INPUTS", "LATER", "NEEDS_RUN", "NEEDS_STREAM", "NEEDS_TASK", "QUIETING",
+           "RULES", "TASK_ROW", "later", "planned", "run_rules"]
