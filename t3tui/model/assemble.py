@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
+from dataclasses import fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -35,6 +36,8 @@ OWN_FIELDS = ("title", "state", "state_reason", "state_since", "settled", "run_s
               "creation_source", "location", "pending_request", "latest_message",
               "last_activity_at", "overlays", "findings", "subscribed")
 VerdictFn = Callable[[str, datetime], "CheckInVerdict | None"]
+_ROW_FIELDS = tuple(f.name for f in fields(ThreadRow))
+_CONTEXT_FIELDS = tuple(f.name for f in fields(ThreadContext))
 
 
 class Assembler:
@@ -188,25 +191,16 @@ class Assembler:
         else:
             blocked_on, busy_children, orphaned_children, undelivered_children, detaches = \
                 self._parts(thread_id, own)
-        # (without the frozen dataclass's `__init__`, a context per thread of a first tree:
-        # tests/model/test_facts_built.py holds it to the dataclass's fields)
+        # without the frozen dataclass's `__init__` (a context per thread of a first tree),
+        # filled in field order from an iterator, so that it shares its keys as the
+        # dataclass's does (tests/model/test_facts_built.py)
         ctx = object.__new__(ThreadContext)
-        ctx.__dict__.update({
-            "own": own,
-            "parent": parent,
-            "task": self.task_of(thread_id),
-            "blocked_on": blocked_on,
-            "busy_children": busy_children,
-            "undelivered_children": undelivered_children,
-            "detaches": detaches,
-            "checkin": checkin,
-            "checkin_verdict": self.verdict(thread_id, self.now) if checkin else None,
-            "task_known": ix.task_known,
-            "provider_record": self.records.get(thread_id),
-            "protocol_log": self.logs.get(thread_id),
-            "sent_interrupt": self.interrupts.get(thread_id),
-            "orphaned_children": orphaned_children,
-        })
+        ctx.__dict__.update(zip(_CONTEXT_FIELDS, (
+            own, parent, self.task_of(thread_id), blocked_on, busy_children,
+            undelivered_children, detaches, checkin,
+            self.verdict(thread_id, self.now) if checkin else None, ix.task_known,
+            self.records.get(thread_id), self.logs.get(thread_id),
+            self.interrupts.get(thread_id), orphaned_children), strict=True))
         return ctx
 
     def _parts(self, thread_id: str, own: OwnFacts) -> tuple[Any, ...]:
@@ -371,18 +365,13 @@ class Assembler:
          run_started_at, provider, model, creation_source, location, pending, latest_message,
          last_activity_at, overlays, findings, subscribed) = self._own_values(thread_id, task)
         # without the frozen dataclass's `__init__` (27 fields set one by one through
-        # `object.__setattr__`, a row per thread of a first tree): tests/model/
-        # test_facts_built.py holds it to the dataclass's fields
+        # `object.__setattr__`, a row per thread of a first tree), in field order from an
+        # iterator: a dict filled from another dict at once would hold its own keys (832
+        # bytes a row, not 288; tests/model/test_facts_built.py)
         row = object.__new__(ThreadRow)
-        row.__dict__.update({
-            "id": thread_id, "title": title, "parent_id": parent, "depth": depth,
-            "children": tuple(kids), "state": state, "state_reason": reason,
-            "state_since": since, "settled": settled, "run_status": run_status,
-            "activity_run_status": activity, "active_run_id": active_run_id,
-            "run_started_at": run_started_at, "provider": provider, "model": model,
-            "origin": origin, "creation_source": creation_source, "location": location,
-            "orphan": orphan, "task": info, "pending_request": pending,
-            "latest_message": latest_message, "last_activity_at": last_activity_at,
-            "overlays": overlays, "child_counts": child_counts, "findings": findings,
-            "subscribed": subscribed})
+        row.__dict__.update(zip(_ROW_FIELDS, (
+            thread_id, title, parent, depth, tuple(kids), state, reason, since, settled,
+            run_status, activity, active_run_id, run_started_at, provider, model, origin,
+            creation_source, location, orphan, info, pending, latest_message,
+            last_activity_at, overlays, child_counts, findings, subscribed), strict=True))
         return row

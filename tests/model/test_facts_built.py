@@ -5,6 +5,7 @@ every item of every fixture."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import fields
 
 import pytest
@@ -41,8 +42,9 @@ CONTEXT_NAMES = [f.name for f in fields(ThreadContext)]
 @pytest.mark.parametrize("name", FIXTURES)
 def test_rows_and_contexts_hold_exactly_the_dataclass_fields(name: str) -> None:
     """Rows (`Assembler.row`) and contexts (`Assembler.context`) are built without the
-    dataclass's `__init__` too: each holds exactly its fields and equals the one the
-    dataclass builds from the same values."""
+    dataclass's `__init__` too: each holds exactly its fields, equals the one the dataclass
+    builds from the same values, and its attributes take no more memory than that one's
+    (a dict filled from another dict at once holds its own keys: 832 bytes a row, not 288)."""
     sup = Supervisor()
     seen = 0
     now = None
@@ -55,10 +57,14 @@ def test_rows_and_contexts_hold_exactly_the_dataclass_fields(name: str) -> None:
             assert sorted(vars(row)) == sorted(ROW_NAMES), row.id
             again = ThreadRow(**{n: getattr(row, n) for n in ROW_NAMES})
             assert again == row and again.child_counts == row.child_counts
+            # nor more memory: a row kept per thread shares its keys as the dataclass's does
+            assert sys.getsizeof(vars(row)) <= sys.getsizeof(vars(again)), row.id
             seen += 1
         asm = sup._assembler(now)
         for thread_id in sup._ix.records:
             ctx = asm.context(thread_id)
             assert sorted(vars(ctx)) == sorted(CONTEXT_NAMES), thread_id
-            assert ThreadContext(**{n: getattr(ctx, n) for n in CONTEXT_NAMES}) == ctx
+            again = ThreadContext(**{n: getattr(ctx, n) for n in CONTEXT_NAMES})
+            assert again == ctx
+            assert sys.getsizeof(vars(ctx)) <= sys.getsizeof(vars(again)), thread_id
     assert seen > 0
