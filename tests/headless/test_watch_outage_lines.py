@@ -5,7 +5,6 @@ reference backend, stopped under it (a fast backoff stands in for hours of attem
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 from datetime import UTC, datetime, timedelta
@@ -18,8 +17,9 @@ from t3tui.client.secret import Secret, Target
 from t3tui.client.session import Session
 from t3tui.client.state import Live, Reconnecting
 from t3tui.headless.reconnects import FIRST, REPEAT_S, ReconnectLines
-from t3tui.headless.watch import Printer, watch
+from t3tui.headless.watch import Printer
 from t3tui.model import DetectorConfig, Supervisor
+from tests.headless.watching import watch_in_process
 
 pytestmark = pytest.mark.e2e
 
@@ -30,18 +30,11 @@ async def test_a_long_outage_is_said_a_few_times_not_every_attempt(capsys) -> No
         backend = await server.enter_async_context(running_backend())
         session = Session(Target(backend.url, Secret(backend.token)), supervisor,
                           backoff=Backoff.fast(), ping_interval=1.0)
-        runner = asyncio.create_task(session.run())
-        await session.wait_synchronized(30)
-        watching = asyncio.create_task(watch(session, supervisor, Printer(ndjson=True)))
-        await server.aclose()  # the server goes away under the watch
-    try:
-        await wait_until(lambda: isinstance(s := session.state.value, Reconnecting)
-                         and s.attempt >= 40, timeout=30, what="40 reconnect attempts")
-    finally:
-        watching.cancel()
-        await session.stop()
-        runner.cancel()
-        await asyncio.gather(watching, runner, return_exceptions=True)
+        async with watch_in_process(session, supervisor, Printer(ndjson=True),
+                                    synchronized_s=30):
+            await server.aclose()  # the server goes away under the watch
+            await wait_until(lambda: isinstance(s := session.state.value, Reconnecting)
+                             and s.attempt >= 40, timeout=30, what="40 reconnect attempts")
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     attempts = [r for r in records if r["kind"] == "connection" and r["state"] == "reconnecting"]
     assert attempts and attempts[0]["detail"].startswith("attempt 1:")

@@ -17,8 +17,9 @@ from t3tui.client.backoff import Backoff
 from t3tui.client.secret import Secret, Target
 from t3tui.client.session import Session
 from t3tui.client.state import Live, Reconnecting, Stale
-from t3tui.headless.watch import Printer, watch
+from t3tui.headless.watch import Printer
 from t3tui.model import DetectorConfig, Supervisor
+from tests.headless.watching import watch_in_process
 
 T0 = datetime(2026, 12, 3, 3, 0, tzinfo=UTC)
 
@@ -33,21 +34,14 @@ async def test_a_dropped_socket_that_comes_back_at_once_is_said_as_reconnected(c
     async with running_backend() as backend:
         session = Session(Target(backend.url, Secret(backend.token)), supervisor,
                           backoff=Backoff.fast(), ping_interval=1.0)
-        runner = asyncio.create_task(session.run())
         states: list[str] = []
         session.state.subscribe(lambda s: states.append(s.kind))
-        await session.wait_synchronized(30)
-        watching = asyncio.create_task(watch(session, supervisor, Printer(ndjson=False)))
-        try:
+        async with watch_in_process(session, supervisor, Printer(ndjson=False),
+                                    synchronized_s=30):
             await asyncio.sleep(0)  # the watch subscribes to the states first
             session._conn.abort("dropped by the test")  # type: ignore[union-attr]
             await wait_until(lambda: states[-3:] == ["reconnecting", "stale", "live"],
                              timeout=30, what="reconnected")
-        finally:
-            watching.cancel()
-            await session.stop()
-            runner.cancel()
-            await asyncio.gather(watching, runner, return_exceptions=True)
     lines = [line for line in capsys.readouterr().out.splitlines() if "connection" in line]
     assert len(lines) == 2, lines
     assert "connection reconnecting (attempt 1: " in lines[0], lines

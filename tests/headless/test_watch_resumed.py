@@ -7,7 +7,6 @@ against the old view) or "stuck" (a turn's end before its run's end) for about a
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from datetime import UTC, datetime
@@ -18,10 +17,11 @@ from t3tui.backend.testing import running_backend, wait_until
 from t3tui.client.backoff import Backoff
 from t3tui.client.secret import Secret, Target
 from t3tui.client.session import Session
-from t3tui.headless.watch import Printer, watch
+from t3tui.headless.watch import Printer
 from t3tui.model import DetectorConfig, Supervisor
 from t3tui.policy.resume import FRESH_S, GAP_S
 from tests.headless.test_commands_e2e import launch
+from tests.headless.watching import watch_in_process
 
 pytestmark = pytest.mark.e2e
 
@@ -43,16 +43,13 @@ async def test_after_its_own_pause_watch_holds_its_lines_then_says_what_changed(
     async with running_backend() as backend:
         session = Session(Target(backend.url, Secret(backend.token)), supervisor,
                           backoff=Backoff.fast(), ping_interval=1.0)
-        runner = asyncio.create_task(session.run())
-        await session.wait_synchronized(30)
-        watching = asyncio.create_task(watch(session, supervisor, Printer(ndjson=True),
-                                             monotonic=clock))
-        try:
+        async with watch_in_process(session, supervisor, Printer(ndjson=True),
+                                    synchronized_s=30, monotonic=clock):
             await wait_until(lambda: clock.looks >= 2, timeout=10, what="the watch looking")
             clock.offset += GAP_S * 10  # paused: the next look is long after the last
             thread = await launch(backend, "Hang", title="Started in the pause")
-            await wait_until(lambda: supervisor.row(thread, datetime.now(UTC)) is not None, timeout=15,
-                             what="the thread in the supervisor")
+            await wait_until(lambda: supervisor.row(thread, datetime.now(UTC)) is not None,
+                             timeout=15, what="the thread in the supervisor")
             looks = clock.looks
             await wait_until(lambda: clock.looks >= looks + 2, timeout=10, what="two looks")
             held = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -65,8 +62,3 @@ async def test_after_its_own_pause_watch_holds_its_lines_then_says_what_changed(
                 lambda: [r for r in map(json.loads, capsys.readouterr().out.splitlines())
                          if r.get("threadId") == thread], timeout=10, what="what changed")
             assert shown[0]["kind"] == "appeared", shown
-        finally:
-            watching.cancel()
-            await session.stop()
-            runner.cancel()
-            await asyncio.gather(watching, runner, return_exceptions=True)

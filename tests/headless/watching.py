@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 
 from t3tui.client.session import Session
 from t3tui.headless.acting import Acting
@@ -15,14 +16,16 @@ from t3tui.model import Supervisor
 @contextlib.asynccontextmanager
 async def watch_in_process(session: Session, sup: Supervisor, printer: Printer, *,
                            acting: Acting | None = None,
-                           synchronized_s: float = 60.0) -> AsyncIterator[None]:
-    """`session` running and `watch` on it, once synchronized; at the end the watch stops,
-    then `acting` closes, then the session."""
+                           synchronized_s: float = 60.0,
+                           monotonic: Callable[[], float] = time.monotonic
+                           ) -> AsyncIterator[None]:
+    """`session` running and `watch` on it (its clock for pauses `monotonic`), once
+    synchronized; at the end the watch stops, then `acting` closes, then the session."""
     runner = asyncio.create_task(session.run())
     watcher = None
     try:
         await session.wait_synchronized(synchronized_s)
-        watcher = asyncio.create_task(watch(session, sup, printer, acting))
+        watcher = asyncio.create_task(watch(session, sup, printer, acting, monotonic))
         yield
     finally:
         if watcher is not None:
