@@ -66,15 +66,18 @@ class Assembler:
 
     def visible(self, thread_id: str) -> bool:
         """Shown: a live (not archived/deleted) thread, or a task-row placeholder under one."""
+        ix = self.ix
+        records, facts = ix.records, ix.facts
         current: str | None = thread_id
         for _ in range(MAX_DEPTH):
-            if current is None or current not in self.ix.records:
+            if current is None or current not in records:
                 return False
-            own = self.ix.own(current)
+            # (the kept facts read directly: asked for every thread of a tree, twice)
+            own = facts.get(current) or ix.own(current)
             if own.has_record:
                 return own.visible
-            task = self.ix.child_task.get(current)
-            current = self.ix.task_parent.get(task) if task else None
+            task = ix.child_task.get(current)
+            current = ix.task_parent.get(task) if task else None
         return False
 
     def _order_key(self, thread_id: str) -> tuple[datetime, str]:
@@ -95,31 +98,30 @@ class Assembler:
 
     def tree(self) -> list[tuple[str, int]]:
         """(thread id, depth) in tree order; orphans and cycle members end up at top level."""
-        visible = [t for t in self.ix.records if self.visible(t)]
-        roots = [t for t in visible if not self._has_visible_parent(t)]
+        ix = self.ix
+        records, children = ix.records, ix.children
+        visible = [t for t in records if self.visible(t)]
+        roots = [t for t in visible
+                 if (parent := records[t].parent) is None or not self.visible(parent)]
         out: list[tuple[str, int]] = []
         seen: set[str] = set()
 
-        def walk(tid: str, depth: int) -> None:
-            stack = [(tid, depth)]
+        def walk(starts: list[str]) -> None:
+            # depth first from each of `starts` in turn: one stack for them all (a root is
+            # reached only once every thread below the one before it is out)
+            stack = [(t, 0) for t in reversed(starts)]
             while stack:
                 cur, d = stack.pop()
                 if cur in seen:
                     continue
                 seen.add(cur)
                 out.append((cur, d))
-                kids = self.visible_children(cur) if d < MAX_DEPTH else []
-                stack.extend((k, d + 1) for k in reversed(kids))
+                if d < MAX_DEPTH and cur in children:  # (a leaf: most of a big tree)
+                    stack.extend((k, d + 1) for k in reversed(self.visible_children(cur)))
 
-        for root in sorted(roots, key=self._order_key):
-            walk(root, 0)
-        for rest in sorted((t for t in visible if t not in seen), key=self._order_key):
-            walk(rest, 0)
+        walk(sorted(roots, key=self._order_key))
+        walk(sorted((t for t in visible if t not in seen), key=self._order_key))
         return out
-
-    def _has_visible_parent(self, thread_id: str) -> bool:
-        rec = self.ix.records[thread_id]
-        return rec.parent is not None and self.visible(rec.parent)
 
     # -- cross-thread facts --
 

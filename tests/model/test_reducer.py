@@ -232,3 +232,18 @@ def test_timestamps_of_mixed_precision_order_by_time_not_text() -> None:
     assert sorted(stamps, key=ts_key) == [stamps[2], stamps[1], stamps[0]]
     assert sorted(stamps) != sorted(stamps, key=ts_key)
     assert ts_key(None) < ts_key(stamps[2])
+
+
+def test_threads_whose_parents_form_a_cycle_are_shown_once_at_top_level_after_the_rest() -> None:
+    """A lineage cycle (malformed data: a names b as its parent, b names a) leaves no root
+    for its members: they are shown after the rooted tree, each once, the earliest at top
+    level and the other below it, in creation order like every other thread."""
+    rows = [f.shell_row("r", "root", 0), f.shell_row("c", "child", 1, parent="r"),
+            f.shell_row("a", "loop a", 2, parent="b"), f.shell_row("b", "loop b", 3, parent="a"),
+            f.shell_row("t", "top", 4)]
+    sup = Supervisor()
+    sup.apply_shell(decode_shell_item({"kind": "snapshot", "snapshot": {
+        "snapshotSequence": 1, "threads": rows, "archivedThreads": []}}))
+    view = sup.view(f.at(10))
+    assert [(r.id, r.depth) for r in view.rows] == [
+        ("r", 0), ("c", 1), ("t", 0), ("a", 0), ("b", 1)]
