@@ -50,7 +50,7 @@ def progress_facts(old: OwnFacts, rec: Record) -> OwnFacts:
 @moves("tasks", "task_index")
 def subagent_facts(old: OwnFacts, rec: Record) -> OwnFacts:
     """The facts after a `subagent.updated` (a task row and its wake history): the tasks."""
-    tasks = task_facts(old.id, rec.proj)
+    tasks = task_facts(old.id, rec.proj, rec.proj.task_memo)
     return replaced(old, tasks=tasks, task_index={t.task_id: t for t in tasks})
 
 

@@ -167,27 +167,43 @@ def preview(shell: dict[str, Any], proj: Projection | None) -> str | None:
     return line[:200]
 
 
-def task_facts(parent_id: str, proj: Projection) -> tuple[TaskFacts, ...]:
-    """Resolve every task row of a parent: mode, wait timeout and when the wait returned."""
+def task_facts(parent_id: str, proj: Projection,
+               memo: dict[str, tuple[Any, ...]] | None = None) -> tuple[TaskFacts, ...]:
+    """Resolve every task row of a parent: mode, wait timeout and when the wait returned.
+    `memo` (a patch's, kept with the projection): each task's facts with what they were
+    built from, the same objects; a task whose inputs are all the same keeps its facts (a
+    task row update moves one of a parent's tasks), and the memo is refilled."""
     by_crid = {c.client_request_id: c for c in proj.tool_calls.values() if c.client_request_id}
     by_task = {c.task_id: c for c in proj.tool_calls.values() if c.task_id}
     out = []
+    was = dict(memo) if memo is not None else None
+    if memo is not None:
+        memo.clear()  # only the tasks the projection still holds
     for task_id, row in proj.subagents.items():
         crid = client_request_id(task_id)
         tool = by_task.get(task_id) or (by_crid.get(crid) if crid else None)
+        child = string(row.get("childThreadId"))
+        first = proj.wake_first.get(task_id)
+        flipped = proj.wake_flipped_at.get(task_id)
+        published = (child in proj.published) if child else False
+        if was is not None:
+            got = was.get(task_id)
+            if got is not None and got[0] is row and got[1] is tool and got[2] == first \
+                    and got[3] == flipped and got[4] == published:
+                memo[task_id] = got  # type: ignore[index]
+                out.append(got[5])
+                continue
         wake = string(row.get("completionWake")) or "settled_only"
-        first = proj.wake_first.get(task_id, wake)
+        first = first if first is not None else wake
         mode = "wait" if first == "settled_only" or (tool and tool.mode == "wait") else "async"
         timeout_ms = tool.timeout_ms if tool else None
         started = ts(row.get("startedAt"))
         completed = ts(row.get("completedAt")) if row.get("status") in TERMINAL_TASK else None
-        flipped = proj.wake_flipped_at.get(task_id)
         return_at = budget = None
         if mode == "wait":
             budget = started + timedelta(milliseconds=timeout_ms) if started and timeout_ms else None
             return_at = earliest(flipped, tool.completed_at if tool else None, completed)
-        child = string(row.get("childThreadId"))
-        out.append(TaskFacts(
+        facts = TaskFacts(
             task_id=task_id, parent_id=parent_id, child_thread_id=child,
             run_id=string(row.get("runId")), title=string(row.get("title")),
             origin=string(row.get("origin")), status=string(row.get("status")),
@@ -195,11 +211,14 @@ def task_facts(parent_id: str, proj: Projection) -> tuple[TaskFacts, ...]:
             wake=wake, mode=mode, timeout_ms=timeout_ms, started_at=started,
             completed_at=completed, updated_at=ts(row.get("updatedAt")), flipped_at=flipped,
             return_at=return_at, budget_at=budget,
-            published=(child in proj.published) if child else False,
+            published=published,
             client_request_id=crid,
             prompt=string(row.get("prompt")),
             result=string(row.get("result")),
-        ))
+        )
+        if memo is not None:
+            memo[task_id] = (row, tool, proj.wake_first.get(task_id), flipped, published, facts)
+        out.append(facts)
     return tuple(out)
 
 

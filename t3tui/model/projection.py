@@ -73,6 +73,9 @@ class Projection:
     # what the rules read of runs dropped from memory (model/retention.py)
     dropped_cohorts: dict[str, str] = field(default_factory=dict)
     dropped_requested_at: datetime | None = None
+    # each task's facts with the objects they were built from (`facts.task_facts`): a task
+    # row update's patch rebuilds that task's alone
+    task_memo: dict[str, tuple[Any, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     # -- derived lookups (per thread; cost independent of the number of threads) --
 

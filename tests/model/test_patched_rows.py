@@ -18,9 +18,11 @@ from hypothesis import strategies as st
 from benchmarks.scaling import loaded
 from benchmarks.world import WorldSpec, build_world
 from t3tui.model import DetectorConfig, Supervisor, factpatch, index
+from t3tui.model import facts as facts_module
 from t3tui.model.factpatch import changed_fields
-from t3tui.model.facts import own_facts
-from t3tui.model.wire import ModelInputError
+from t3tui.model.facts import own_facts, task_facts
+from t3tui.model.projection import Projection, ToolCall, upsert_subagent
+from t3tui.model.wire import ModelInputError, ts
 from tests.model.replay import feed, frame_time
 from tests.model.test_incremental import CONFIGS, FIXTURES, _frames
 
@@ -197,3 +199,74 @@ def test_a_patch_moves_only_the_facts_it_names(name: str, every: int) -> None:
         if i % (every * 7) == 0:
             sup.changed_rows(world.end)
     assert checked > 50, checked
+
+
+def test_a_task_row_update_builds_that_tasks_facts_alone() -> None:
+    """A `subagent.updated` moves one task row of a parent: its patch (`subagent_facts`)
+    builds that task's facts and keeps the others' (their row, tool call, wake history and
+    published result are the same), where it built every task's of the parent (492 for 177
+    updates of 60 tasks); the facts still equal facts rebuilt at every frame."""
+    world = build_world(WorldSpec(threads=120, events=1500))
+    sup = loaded(world)
+    built: list[str] = []
+    real = facts_module.TaskFacts
+    updates = 0
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(facts_module, "TaskFacts", lambda **kw: built.append(kw["task_id"]) or real(**kw))
+        for i, (stream, item) in enumerate(world.burst):
+            sup.apply_shell(item) if stream is None else sup.apply_thread(stream, item)
+            event = item.get("event") or {}
+            updates += event.get("type") == "subagent.updated"
+            if i % 50 == 49:
+                sup.changed_rows(world.end)
+                counted = len(built)
+                _facts_match_a_rebuild(sup, f"burst #{i}")
+                del built[counted:]  # the rebuilds' own, not the patches'
+    assert updates > 20, updates
+    # (a parent's first such patch builds all of its tasks' facts: the memo starts empty)
+    tasks = sum(len(rec.proj.subagents) for rec in sup._ix.records.values() if rec.proj)
+    assert len(built) <= updates + tasks, \
+        f"{len(built)} task facts built for {updates} task row updates ({tasks} tasks)"
+
+
+def _task_row(task_id: str, child: str, **more) -> dict:
+    return {"id": task_id, "childThreadId": child, "status": "running", "runId": "run-1",
+            "completionWake": "settled_only", "startedAt": "2026-10-04T12:00:00.000Z",
+            "updatedAt": "2026-10-04T12:00:00.000Z", **more}
+
+
+def _tool(task_id: str, completed: str | None = None) -> ToolCall:
+    return ToolCall(item_id=f"tool-{task_id}", mode="wait", timeout_ms=60_000,
+                    client_request_id=None, task_id=task_id,
+                    started_at=ts("2026-10-04T12:00:00.000Z"), completed_at=ts(completed))
+
+
+@pytest.mark.parametrize("change", ["tool", "published", "flipped", "row", "gone"])
+def test_a_tasks_facts_are_kept_only_while_what_they_are_built_from_is(change: str) -> None:
+    """The task facts memo (`task_facts(..., memo)`): after any one of what a task's facts
+    are built from changes (its wait call's return, its result published, its wake flipped,
+    its row, the task gone), they equal facts built without the memo, and the other task's
+    are kept (the same object)."""
+    proj = Projection()
+    for task_id, child in (("task-a", "child-a"), ("task-b", "child-b")):
+        upsert_subagent(proj, _task_row(task_id, child), None)
+        proj.tool_calls[f"tool-{task_id}"] = _tool(task_id)
+    memo: dict = {}
+    first = {t.task_id: t for t in task_facts("parent", proj, memo)}
+    if change == "tool":
+        proj.tool_calls["tool-task-a"] = _tool("task-a", "2026-10-04T12:00:05.000Z")
+    elif change == "published":
+        proj.published.add("child-a")
+    elif change == "flipped":
+        proj.wake_flipped_at["task-a"] = ts("2026-10-04T12:00:03.000Z")
+    elif change == "row":
+        upsert_subagent(proj, _task_row("task-a", "child-a", status="completed",
+                                        completedAt="2026-10-04T12:00:04.000Z"), None)
+    else:
+        del proj.subagents["task-a"]
+    got = task_facts("parent", proj, memo)
+    assert got == task_facts("parent", proj), change
+    assert {t.task_id: t for t in got}["task-b"] is first["task-b"]
+    if change != "gone":
+        assert {t.task_id: t for t in got}["task-a"] != first["task-a"], change
+    assert set(memo) == set(proj.subagents)
