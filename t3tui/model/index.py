@@ -36,6 +36,27 @@ class Record:
 Patch = Callable[[OwnFacts, Record], OwnFacts]
 
 
+_UNCOVERED: dict[frozenset[Patch], tuple[Patch, ...]] = {}
+
+
+def _uncovered(patches: dict[Patch, None]) -> tuple[Patch, ...]:
+    """Of the patches queued for one read, those whose facts no other one's include (each
+    computes its facts from the thread's data as it is when applied, so the other gives them
+    too: a run event's patch a turn event's, a message's a progress time's). A patch that
+    does not say what it moves (`factpatch.moves`) is always applied. A few sets recur: each
+    is worked out once."""
+    key = frozenset(patches)
+    got = _UNCOVERED.get(key)
+    if got is None:
+        def covered(p: Patch) -> bool:
+            mine = getattr(p, "moves", None)
+            return mine is not None and any(
+                q is not p and (theirs := getattr(q, "moves", None)) is not None
+                and mine <= theirs and (mine != theirs or id(q) < id(p)) for q in key)
+        got = _UNCOVERED[key] = tuple(p for p in patches if not covered(p))
+    return got
+
+
 @dataclass
 class TreeIndex:
     """Records plus: children by parent, task rows by id/child/clientRequestId, threads by
@@ -92,7 +113,7 @@ class TreeIndex:
             else:
                 # each patch reads the thread's data as it is now: what `own_facts` gives
                 cached = lag[0]
-                for patch in lag[1]:
+                for patch in _uncovered(lag[1]) if len(lag[1]) > 1 else lag[1]:
                     cached = patch(cached, rec)
             self.facts[thread_id] = cached
         return cached

@@ -270,3 +270,45 @@ def test_a_tasks_facts_are_kept_only_while_what_they_are_built_from_is(change: s
     if change != "gone":
         assert {t.task_id: t for t in got}["task-a"] != first["task-a"], change
     assert set(memo) == set(proj.subagents)
+
+
+def test_facts_behind_by_several_events_apply_no_patch_another_one_covers() -> None:
+    """Each patch computes its facts from the thread's data as it is when applied: of the
+    patches queued for one read, one whose facts another's include (a turn event's with a run
+    event's, a progress time's with a message's) gives nothing the other does not, and is
+    not applied. Facts still equal facts rebuilt at every frame."""
+    world = build_world(WorldSpec(threads=120, events=1500))
+    sup = loaded(world)
+    groups: list[list[str]] = []
+    real_own = index.TreeIndex.own
+
+    def own(self, thread_id):
+        groups.append([])
+        try:
+            return real_own(self, thread_id)
+        finally:
+            if not groups[-1]:
+                groups.pop()
+
+    def spied(name, patch):
+        def applied(old, rec):
+            if groups:
+                groups[-1].append(name)
+            return patch(old, rec)
+        applied.moves = patch.moves
+        return applied
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(index.TreeIndex, "own", own)
+        for name, patch in list(factpatch.EVENT_PATCHES.items()):
+            mp.setitem(factpatch.EVENT_PATCHES, name, spied(name, patch))
+        for i, (stream, item) in enumerate(world.burst):
+            sup.apply_shell(item) if stream is None else sup.apply_thread(stream, item)
+            if i % 50 == 49:
+                sup.changed_rows(world.end)
+                _facts_match_a_rebuild(sup, f"burst #{i}")
+    moves = {name: patch.moves for name, patch in factpatch.EVENT_PATCHES.items()}
+    assert sum(len(g) > 1 for g in groups) > 20, groups
+    covered = [g for g in groups
+               if any(a != b and moves[a] <= moves[b] for a in g for b in g)]
+    assert not covered, f"{len(covered)} of {len(groups)} reads applied a covered patch: {covered[:5]}"
