@@ -316,7 +316,8 @@ class Assembler:
         new = object.__new__(ThreadRow)
         new.__dict__.update(old.__dict__)
         if kept is not None and TASK_ROW not in changed and OWN_READS.isdisjoint(changed) \
-                and (own := self.ix.own(old.id)).has_record and not planned(own, task, changed):
+                and (own := self.ix.own(old.id)).has_record \
+                and not planned(own, task, changed, self.records.get(old.id) is not None):
             # no rule to run and nothing the state reads moved (a preview, a shell time):
             # the state, its reason and time, and the findings (none) are the kept row's
             new.__dict__.update(self._shown_values(old))

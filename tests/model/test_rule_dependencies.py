@@ -20,7 +20,9 @@ from t3tui.model import Supervisor
 from t3tui.model.context import ThreadContext
 from t3tui.model.detectors.rules import (
     CONTEXT_SOURCES,
+    NEEDS_RECORD,
     NEEDS_RUN,
+    NEEDS_RUNAWAY,
     NEEDS_STREAM,
     NEEDS_TASK,
     QUIETING,
@@ -186,25 +188,24 @@ def test_the_context_builder_reads_only_the_own_facts_it_is_said_to(contexts) ->
 
 def test_a_rule_left_out_of_a_plan_finds_nothing_there(contexts) -> None:
     """`run_rules` leaves the NEEDS_RUN rules out for a thread with no active run, the
-    NEEDS_TASK rules out for one with no task row and the NEEDS_STREAM rules out for one
-    whose stream is not held: on every such context of every fixture (default and short
-    dwells, moments past them) each of them finds nothing."""
-    idle = taskless = streamless = 0
-    for name, config, now, ctx in contexts:
-        if ctx.own.activity is None:
-            idle += 1
-            for rule in NEEDS_RUN:
-                assert rule(ctx, config, now) == [], f"{rule.__name__} on {ctx.own.id} ({name})"
-        if ctx.task is None:
-            taskless += 1
-            for rule in NEEDS_TASK:
-                assert rule(ctx, config, now) == [], f"{rule.__name__} on {ctx.own.id} ({name})"
+    NEEDS_TASK rules out for one with no task row, the NEEDS_STREAM rules out for one whose
+    stream is not held, NEEDS_RECORD for one with no provider record and NEEDS_RUNAWAY for
+    one with no runaway: on every such context of every fixture (default and short dwells,
+    moments past them), and of each streamed thread read from its shell row alone, each of
+    them finds nothing."""
+    gates = ((NEEDS_RUN, lambda ctx: ctx.own.activity is None),
+             (NEEDS_TASK, lambda ctx: ctx.task is None),
+             (NEEDS_STREAM, lambda ctx: not ctx.own.subscribed),
+             (NEEDS_RECORD, lambda ctx: ctx.provider_record is None),
+             (NEEDS_RUNAWAY, lambda ctx: ctx.own.runaway is None))
+    shut = [0] * len(gates)
     for name, config, now, ctx in (*contexts, *_streamless()):
-        if not ctx.own.subscribed:
-            streamless += 1
-            for rule in NEEDS_STREAM:
-                assert rule(ctx, config, now) == [], f"{rule.__name__} on {ctx.own.id} ({name})"
-    assert idle and taskless and streamless
+        for i, (rules, closed) in enumerate(gates):
+            if closed(ctx):
+                shut[i] += 1
+                for rule in rules:
+                    assert rule(ctx, config, now) == [], f"{rule.__name__} on {ctx.own.id} ({name})"
+    assert all(shut), shut
 
 
 def test_the_state_reads_only_the_own_facts_it_is_said_to(contexts) -> None:

@@ -58,7 +58,8 @@ RULES: tuple[tuple[Rule, bool], ...] = (
 
 # Rules whose first test finds nothing for a thread with no active run (`own.activity` is
 # None), and rules whose first test finds nothing for a thread with no task row in a parent:
-# left out of such a thread's plan (most threads of a big tree are both).
+# left out of such a thread's plan (most threads of a big tree are both; most threads are
+# the two below too, so a running thread's new provider turn runs neither).
 # tests/model/test_rule_dependencies.py holds every fixture's such threads to it.
 NEEDS_RUN: frozenset[Rule] = frozenset({
     provider_finished, drain_too_long, session_detached, session_stopped, no_progress,
@@ -69,6 +70,10 @@ NEEDS_TASK: frozenset[Rule] = frozenset({undelivered_result, wake_disposed})
 # threads of a big tree: left out of such a thread's plan too (the same test holds them).
 NEEDS_STREAM: frozenset[Rule] = frozenset({
     provider_active_after_interrupt, serialized_findings, phantom_findings, duplicate_child})
+# ... with no provider record read for the thread (`ThreadContext.provider_record`), and with
+# no runaway (`own.runaway`: the latest run ended interrupted while provider parts still run)
+NEEDS_RECORD: frozenset[Rule] = frozenset({provider_finished_unheard})
+NEEDS_RUNAWAY: frozenset[Rule] = frozenset({provider_active_after_interrupt})
 
 # The context's attributes that `Assembler.context` computes from the thread's own facts:
 # the own facts each is built from (tests/model/test_rule_dependencies.py checks the builder
@@ -123,21 +128,23 @@ def later(before: OwnFacts, after: OwnFacts, changed: list[str]) -> list[str]:
     return out
 
 
-# the rules to run, by (waiting for a human, no active run, no task row, no stream, the own
-# facts that changed or None for all): worked out once per such key, not per rule per row (a
-# frame and a tree ask the same few keys)
-_Key = tuple[bool, bool, bool, bool, "tuple[str, ...] | None"]
+# the rules to run, by (waiting for a human, no active run, no task row, no stream, no
+# provider record, no runaway, the own facts that changed or None for all): worked out once
+# per such key, not per rule per row (a frame and a tree ask the same few keys)
+_Key = tuple[bool, bool, bool, bool, bool, bool, "tuple[str, ...] | None"]
 _PLANS: dict[_Key, tuple[Rule, ...]] = {}
 _PLANS_MAX = 512
 
 
 def _plan(key: _Key) -> tuple[Rule, ...]:
-    waiting, idle, taskless, streamless, changed = key
+    waiting, idle, taskless, streamless, unrecorded, tame, changed = key
     plan = tuple(rule for rule, gated, inputs in INPUTS
                  if not (gated and waiting)
                  and not (idle and rule in NEEDS_RUN)
                  and not (taskless and rule in NEEDS_TASK)
                  and not (streamless and rule in NEEDS_STREAM)
+                 and not (unrecorded and rule in NEEDS_RECORD)
+                 and not (tame and rule in NEEDS_RUNAWAY)
                  and (changed is None or not inputs.isdisjoint(changed)))
     if len(_PLANS) >= _PLANS_MAX:
         _PLANS.clear()  # many distinct sets of changed facts: start over, never grow
@@ -145,11 +152,12 @@ def _plan(key: _Key) -> tuple[Rule, ...]:
     return plan
 
 
-def planned(own: OwnFacts, task: TaskFacts | None,
-            changed: Collection[str] | None = None) -> tuple[Rule, ...]:
-    """The rules `run_rules` runs for a thread with these own facts and task row."""
+def planned(own: OwnFacts, task: TaskFacts | None, changed: Collection[str] | None = None,
+            recorded: bool = False) -> tuple[Rule, ...]:
+    """The rules `run_rules` runs for a thread with these own facts and task row (and, with
+    `recorded`, a provider record read)."""
     key = (own.pending is not None, own.activity is None, task is None, not own.subscribed,
-           None if changed is None else tuple(changed))
+           not recorded, own.runaway is None, None if changed is None else tuple(changed))
     plan = _PLANS.get(key)
     return plan if plan is not None else _plan(key)
 
@@ -159,12 +167,13 @@ def run_rules(ctx: ThreadContext, config: DetectorConfig, now: datetime,
     """Every rule's findings, unranked. With `changed` (the own facts that changed since a
     derivation in which no rule found anything), only the rules reading one of them run."""
     out: list[Finding] = []
-    for rule in planned(ctx.own, ctx.task, changed):
+    for rule in planned(ctx.own, ctx.task, changed, ctx.provider_record is not None):
         found = rule(ctx, config, now)
         if found:
             out.extend(found)
     return out
 
 
-__all__ = ["CONTEXT_SOURCES", "INPUTS", "LATER", "NEEDS_RUN", "NEEDS_STREAM", "NEEDS_TASK", "QUIETING",
-           "RULES", "TASK_ROW", "later", "planned", "run_rules"]
+__all__ = ["CONTEXT_SOURCES", "INPUTS", "LATER", "NEEDS_RECORD", "NEEDS_RUN", "NEEDS_RUNAWAY",
+           "NEEDS_STREAM", "NEEDS_TASK", "QUIETING", "RULES", "TASK_ROW", "later", "planned",
+           "run_rules"]
