@@ -48,6 +48,7 @@ from t3tui.headless.reconnects import STALE_DWELL_S, ReconnectLines
 from t3tui.headless.render import FINDING_STYLE, console, state_label
 from t3tui.model import Change, ChangeTracker, Supervisor
 from t3tui.model.labels import FINDING_WORDS, clock, one_line, reason_detail, short_id
+from t3tui.model.remedy import remedy
 from t3tui.policy.resume import Resume
 from t3tui.protocol import format_ts
 from t3tui.words.names import Rows, Threads, humanize
@@ -155,6 +156,7 @@ class Printer:
                 "rule": finding.rule,
                 "reason": finding.reason,
                 "evidence": finding.evidence,
+                "remedy": remedy(finding),  # as `status --json` gives it, from the same words
             }
             text.append("  ").append(self.words(finding.reason, change.thread_id))
             text.append(f"  [{finding.rule}]", style="dim")

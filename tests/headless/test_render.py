@@ -293,3 +293,27 @@ def test_watch_says_when_a_result_will_not_reach_its_parent(
     import json
     record = json.loads(capsys.readouterr().out)
     assert record["notify"] == "orphaned" and record["finding"]["kind"] == "orphaned_delivery"
+
+
+def test_watch_ndjson_gives_a_finding_the_remedy_status_json_gives_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import json
+
+    from t3tui.model.findings import RUNAWAY_PROVIDER
+    from t3tui.model.remedy import remedy
+    from t3tui.model.status_json import finding_json
+
+    runaway = Finding(RUNAWAY_PROVIDER, CHILD_B, "provider-runs-on", "the provider runs on",
+                      {"runId": "run-b"}, at(100))
+    stuck = Finding("stuck", CHILD_B, "no-progress", "running with no progress for 4m", {},
+                    at(100))
+    records = []
+    for finding in (runaway, stuck):
+        Printer(ndjson=True).change(Change("finding", CHILD_B, "Review B", "running", "running",
+                                           finding.reason, NOW, finding))
+        records.append(json.loads(capsys.readouterr().out)["finding"])
+    assert records[0]["remedy"] == remedy(runaway) and remedy(runaway), records[0]
+    assert "remedy" in records[1] and records[1]["remedy"] is None, records[1]
+    # the same field, written by the same function, as `status --json` gives each finding
+    assert [finding_json(f)["remedy"] for f in (runaway, stuck)] == [r["remedy"] for r in records]
