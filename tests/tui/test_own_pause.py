@@ -21,6 +21,7 @@ from t3tui.policy.resume import FRESH_S, GAP_S
 from t3tui.tui.app.app import SupervisorApp
 from t3tui.tui.app.config import TuiConfig
 from t3tui.tui.sources.source import LiveSource
+from t3tui.tui.widgets.panes import Banner, StatusBar
 from tests.headless.test_commands_e2e import launch
 from tests.link import Link
 from tests.tui.waiting import until
@@ -43,6 +44,19 @@ class Clocks:
     def monotonic(self) -> float:  # read by the pause clock (the fix) once per derivation
         self.ticks += 1
         return time.monotonic() + self.offset
+
+
+class StillClocks(Clocks):
+    """Monotonic time that moves only by the test's offsets: the hold ends when the test
+    says, however slowly a loaded loop gets through it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.start = time.monotonic()
+
+    def monotonic(self) -> float:
+        self.ticks += 1
+        return self.start + self.offset
 
 
 async def test_after_its_own_pause_the_app_shows_no_finding_made_of_the_pause() -> None:
@@ -124,3 +138,43 @@ async def test_after_a_pause_that_killed_its_socket_rows_are_stale_until_the_res
             assert found == ["no-progress"]
             await until(lambda: not app.tree.has_class("-stale"), what="the rows current")
             assert "stale" not in app.view.by_id[thread].overlays
+
+
+async def test_in_the_hold_after_its_own_pause_the_app_says_its_rows_are_catching_up() -> None:
+    """The rows are dimmed in the hold: the banner and the status line say why (the app was
+    paused and is catching up), not "live"; when the hold ends they say "live" again."""
+    clocks = StillClocks()
+    async with running_backend() as backend:
+        source = LiveSource(Target(backend.url, Secret(backend.token)),
+                            backoff=Backoff.fast(), ping_interval=1.0)
+        app = SupervisorApp(source, config=TuiConfig(bell=False, toast=False),
+                            clock=clocks.wall)
+        app.renderer._derive_clock.monotonic = clocks.monotonic
+        async with app.run_test(size=(140, 40)) as pilot:
+            banner, status = app.query_one(Banner), app.query_one(StatusBar)
+
+            def look() -> tuple[bool, str, str, bool]:
+                return (app.tree.has_class("-stale"), str(banner.render()),
+                        str(status.render()), banner.has_class("-hidden"))
+
+            await launch(backend, "Hang", title="Hangs")
+            await until(lambda: isinstance(app.conn, Live) and app.view is not None
+                        and app.view.rows and not app.tree.has_class("-stale"),
+                        what="the rows live")
+            await until(lambda: clocks.looks >= 2, what="the app looking at the time")
+            assert status.render().plain.startswith("● live"), look()
+            clocks.offset += GAP_S * 4  # the app was paused
+            await until(lambda: app.tree.has_class("-stale"), what="the rows dimmed")
+            await pilot.pause()
+            held = look()
+            assert held[0] and app.renderer._derive_clock.holding, held
+            assert not held[3] and "catching up" in held[1] and "paused" in held[1], held
+            assert "catching up" in held[2] and "● live" not in held[2], held
+            for _ in range(int(FRESH_S // (GAP_S / 2)) + 1):  # the hold's time passes
+                clocks.offset += GAP_S / 2
+                ticks = clocks.ticks
+                await until(lambda n=ticks: clocks.ticks > n, what="a derivation")
+            await until(lambda: not app.tree.has_class("-stale"), what="the rows current")
+            await until(lambda: banner.has_class("-hidden")
+                        and status.render().plain.startswith("● live"),
+                        what=f"live said again: {look()}")

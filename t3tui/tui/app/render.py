@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from textual.css.query import NoMatches
 from textual.timer import Timer
 
-from t3tui.client.state import Live
+from t3tui.client.state import ConnectionState, Live
 from t3tui.model import SupervisorView, ThreadRow, changes
 from t3tui.policy.resume import OwnPauseClock
 from t3tui.tui.app.autopilot import next_step, story_told
@@ -35,6 +35,7 @@ from t3tui.tui.view.env_render import (
     env_counts,
     env_detail,
     env_header,
+    env_statuses,
     hold_rows,
 )
 from t3tui.tui.view.filters import visible_ids
@@ -42,7 +43,7 @@ from t3tui.tui.view.labels import counts_text
 from t3tui.tui.view.liveview import Throttle, changes_among, patch_view, row_index
 from t3tui.tui.view.notify import Notice, grouped, notices
 from t3tui.tui.widgets.env_tree import EnvThreadTree, env_of
-from t3tui.tui.widgets.panes import Banner, DetailPane, TimelineView
+from t3tui.tui.widgets.panes import Banner, DetailPane, TimelineView, shown_state
 from t3tui.tui.widgets.thread_tree import ThreadTree
 
 NARROW = 100  # columns below which the tree takes more of the width
@@ -72,7 +73,7 @@ class Renderer:
         self._last_frame = float("-inf")
         self._title = ""
         self.gates = Gates(app)
-        self.status = StatusLine(app)
+        self.status = StatusLine(app, state=self.shown_conn)
         self._env_last_live: dict[str, datetime] = {}
         self._synced_view: SupervisorView | None = None
         self._quiet: dict[str, datetime] = {}
@@ -93,6 +94,10 @@ class Renderer:
                 and not self.app.triage.replaying:
             return self._derive_clock()
         return self.app.clock()
+
+    def shown_conn(self) -> ConnectionState:
+        """The connection's state as said: not "live" in the hold after the app's own pause."""
+        return shown_state(self.app.conn, self._derive_clock.holding)
 
     def _current(self) -> bool:
         """Live and synchronized: the rows are now, not from before a pause of the app's own."""
@@ -269,7 +274,8 @@ class Renderer:
         counts = counts_text(view.counts)
         short = counts_text(view.counts, compact=self.app.size.width < NARROW)
         self.app.sub_title = short if view.rows else "no threads yet"
-        title = f"t3tui · {counts}" + ("" if live else f" · {self.app.conn.kind}")
+        said = self.shown_conn()  # not "live" in the hold after a pause of the app's own
+        title = f"t3tui · {counts}" + ("" if isinstance(said, Live) else f" · {said.kind}")
         if title != self._title:
             self._title = title
             set_terminal_title(self, title)
@@ -299,7 +305,7 @@ class Renderer:
             text, failed = env_banner(envs, self.app.key_for("quit"))
             screen.query_one(Banner).show_text(text, failed=failed)
         else:
-            screen.query_one(Banner).show(self.app.source.label, self.app.conn, self.app.last_live,
+            screen.query_one(Banner).show(self.app.source.label, said, self.app.last_live,
                                           has_data=self.app.source.supervisor.cursor_shell is not None,
                                           quit_key=self.app.key_for("quit"))
         if isinstance(self.app.screen, TranscriptScreen):
@@ -342,13 +348,7 @@ class Renderer:
         sources = getattr(self.app.source, "environments", None)
         if not sources or not isinstance(tree, EnvThreadTree):
             return []
-        envs = []
-        for env in sources:
-            state = env.state
-            if isinstance(state, Live):
-                self._env_last_live[env.name] = now
-            envs.append(EnvStatus(env.name, env.url, state, self._env_last_live.get(env.name),
-                                  has_data=env.source.supervisor.cursor_shell is not None))
+        envs = env_statuses(sources, now, self._env_last_live, self._derive_clock.holding)
         counts = env_counts(view)
         styles = tree.row_styles()
         compact = self.app.size.width < NARROW

@@ -15,6 +15,7 @@ from typing import Any
 
 from textual.css.query import NoMatches
 
+from t3tui.client.state import ConnectionState
 from t3tui.tui.app.port import AppPort
 from t3tui.tui.widgets.panes import StatusBar
 
@@ -53,8 +54,10 @@ class ShownSequence:
 class StatusLine:
     """The status bar, shown by each frame's `show` and again when a held-back sequence is due."""
 
-    def __init__(self, app: AppPort) -> None:
+    def __init__(self, app: AppPort, state: Callable[[], ConnectionState] | None = None) -> None:
+        """`state`: the connection's state as shown (`app.conn` unless given)."""
         self.app = app
+        self._state = state or (lambda: app.conn)
         self._counts = (0, 0)  # rows shown, rows in the view: kept for a repaint of its own
         self._sequence = ShownSequence(app.set_timer, self.repaint)
 
@@ -72,7 +75,7 @@ class StatusLine:
             # a repaint due after the screen was torn down at exit (IndexError: no screen
             # left on the stack at all)
             return
-        bar.show(app.source.label, app.conn, self._sequence.shown(supervisor.cursor_shell),
+        bar.show(app.source.label, self._state(), self._sequence.shown(supervisor.cursor_shell),
                  *self._counts, app.row_filter.describe(), note=app.demo_note,
                  short_note=app.demo_short, replay=app.triage.replaying,
                  watching=watching_text(supervisor), policies=app.policies.text)

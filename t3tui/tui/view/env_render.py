@@ -3,9 +3,10 @@ and its line in the banner. Pure functions over connection states and rows."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from rich.text import Text
 
@@ -14,7 +15,7 @@ from t3tui.model import SupervisorView
 from t3tui.model.labels import counts_text
 from t3tui.model.rows import STATES
 from t3tui.tui.view.labels import RowStyles, clock
-from t3tui.tui.widgets.panes import banner_text, connection_word
+from t3tui.tui.widgets.panes import banner_text, connection_word, shown_state
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,20 @@ class EnvStatus:
     state: ConnectionState
     last_live: datetime | None
     has_data: bool
+
+
+def env_statuses(sources: Iterable[Any], now: datetime, last_live: dict[str, datetime],
+                 paused: bool) -> list[EnvStatus]:
+    """Each environment of a `MultiSource` as shown `now`, noting in `last_live` when each
+    was last live; `paused`: the hold after the app's own pause (none is said live)."""
+    envs = []
+    for env in sources:
+        if isinstance(env.state, Live):
+            last_live[env.name] = now
+        envs.append(EnvStatus(env.name, env.url, shown_state(env.state, paused),
+                              last_live.get(env.name),
+                              has_data=env.source.supervisor.cursor_shell is not None))
+    return envs
 
 
 def env_counts(view: SupervisorView) -> dict[str, dict[str, int]]:

@@ -6,6 +6,7 @@ classes in `styles.tcss`, so the theme decides them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from rich.cells import cell_len
@@ -14,7 +15,7 @@ from rich.text import Text
 from textual.widget import Widget
 from textual.widgets import Static
 
-from t3tui.client.state import ConnectionState, Failed, Live, Reconnecting
+from t3tui.client.state import ConnectionState, Failed, Live, Reconnecting, Stale
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.tui.app.messages import ActionStatus
 from t3tui.tui.sources.transcripts import TranscriptStore
@@ -127,6 +128,18 @@ class TimelineView(StyledStatic):
             self._draw()
 
 
+@dataclass(frozen=True)
+class AfterPause(Stale):
+    """What is shown, not the socket's state: connected, but the rows are from before a pause
+    of the app's own (a suspend, SIGSTOP) until its streams have caught up (the hold of
+    `policy.resume.OwnPauseClock`); dimmed rows under a "live" would say they are current."""
+
+
+def shown_state(state: ConnectionState, paused: bool) -> ConnectionState:
+    """`state` as shown: `AfterPause` for a live connection while `paused` (the hold)."""
+    return AfterPause() if paused and isinstance(state, Live) else state
+
+
 def connection_word(state: ConnectionState) -> str:
     if isinstance(state, Reconnecting):
         return f"reconnecting (attempt {state.attempt})"
@@ -197,6 +210,8 @@ def banner_text(label: str, state: ConnectionState, last_live: datetime | None,
     if isinstance(state, Failed):
         hint = f" Press {quit_key} to quit." if quit_key else ""
         return f"✖ disconnected from {label}: {state.reason}.{since}{hint}"
+    if isinstance(state, AfterPause):
+        return f"⚠ stale — catching up with {label} after t3tui was paused.{since}"
     if state.kind == "stale":
         return f"⚠ stale — reconnected to {label}, catching up.{since}"
     return f"◌ {state.kind} to {label}…"
