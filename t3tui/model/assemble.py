@@ -145,7 +145,7 @@ class Assembler:
         else:
             task = self.task_of(thread_id)
             result = task is not None and not task.terminal
-        if not result and depth < MAX_DEPTH:
+        if not result and depth < MAX_DEPTH and thread_id in self.ix.children:  # (not a leaf)
             result = any(self.busy(c, depth + 1) for c in self.visible_children(thread_id))
         self._busy[thread_id] = result
         return result

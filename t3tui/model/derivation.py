@@ -111,8 +111,12 @@ class Derivation:
         # deepest first, by the length of the lineage: one list per length, each sorted once
         # (a heap of (depth, id) compared ids on every step: 10% of a first tree's pass)
         work: dict[int, list[str]] = {}
+        records = ix.records
         for t in pending:
-            work.setdefault(len(self._lineage(t)), []).append(t)
+            # (a top-level thread's lineage is itself: most of a first tree's 10,000)
+            at = 1 if (rec := records.get(t)) is None or rec.parent is None \
+                else len(self._lineage(t))
+            work.setdefault(at, []).append(t)
         for ids in work.values():
             ids.sort(reverse=True)
         depth = max(work, default=0)
@@ -131,7 +135,11 @@ class Derivation:
                                   None if patches is None else moved_names(patches))
             if new is None:
                 new = self._derive(asm, tid)
-            if summary(old) != summary(new):
+            if old is None:  # (never derived or shown before: every row of a first tree)
+                resummed = reported = new is not None
+            else:
+                resummed, reported = summary(old) != summary(new), not same_row(old, new)
+            if resummed:
                 rec = ix.records.get(tid)
                 for parent in {old.row.parent_id if old else None, rec.parent if rec else None}:
                     if parent is None:
@@ -143,7 +151,7 @@ class Derivation:
                         at = len(self._lineage(parent))
                         work.setdefault(at, []).append(parent)
                         depth = max(depth, at)
-            if not same_row(old, new):
+            if reported:
                 self._unreported.add(tid)
         if len(asm._derived) > _KEEP_PASS:
             self._last = None  # a big pass's memos are not worth keeping (a tree's worth)
@@ -222,7 +230,8 @@ class Derivation:
         if not asm.visible(thread_id):
             return None
         if depth is None:
-            depth = self._depth(asm, thread_id)
+            depth = self._depth(asm, thread_id) \
+                if self._ix.records[thread_id].parent is not None else 0
         with Collect() as moments:
             row = asm.row(thread_id, depth)
         return self._keep(asm, thread_id, row, moments.earliest)
