@@ -59,6 +59,7 @@ class Assembler:
         self.interrupts = interrupts or {}
         self._busy: dict[str, bool] = {}
         self._kids: dict[str, list[str]] = {}
+        self._tasks: dict[str, TaskFacts | None] = {}
         self._derived: dict[str, tuple[Derived, list[Finding], ThreadContext, datetime | None]] = {}
         self.keep_parts = False  # rows keep their context parts (`kept_parts`): a small pass
 
@@ -126,6 +127,15 @@ class Assembler:
     # -- cross-thread facts --
 
     def task_of(self, thread_id: str) -> TaskFacts | None:
+        """The thread's task row in its parent (None: not a delegated child), looked up once
+        a pass (a patch's row and its context both ask)."""
+        try:
+            return self._tasks[thread_id]
+        except KeyError:
+            task = self._tasks[thread_id] = self._task_of(thread_id)
+            return task
+
+    def _task_of(self, thread_id: str) -> TaskFacts | None:
         task_id = self.ix.child_task.get(thread_id)
         parent = self.ix.task_parent.get(task_id) if task_id else None
         if parent is None or parent not in self.ix.records:

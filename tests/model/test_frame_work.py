@@ -213,3 +213,19 @@ def test_a_patch_compares_only_the_facts_its_events_moved(monkeypatch) -> None:
     every = len(OwnFacts.__dataclass_fields__)
     assert sum(n < every for n in compared) > 0.9 * len(compared), compared
     assert sum(compared) < 0.4 * every * len(compared), sum(compared) / len(compared)
+
+
+def test_a_pass_looks_a_threads_task_row_up_once(monkeypatch) -> None:
+    """A thread's task row in its parent (`Assembler.task_of`: four lookups and the parent's
+    facts) is the same all through one pass: a patch that builds a context asked for it
+    twice (the row's task, the context's), now once per pass."""
+    world, sup, ref = _pair()
+    # the lookup itself (before the pass kept them, `task_of` was the lookup)
+    work = "_task_of" if hasattr(Assembler, "_task_of") else "task_of"
+    # (the pass itself, not its id: a later pass may take a freed one's address)
+    looked: list[tuple[Assembler, str]] = calls(monkeypatch, Assembler, work,
+                                                lambda self, thread_id: (self, thread_id))
+    _burst_as_fresh(world, sup, ref)
+    assert len(looked) > 100, len(looked)
+    twice = len(looked) - len(set(looked))
+    assert twice == 0, f"{twice} of {len(looked)} task row lookups repeated one of the same pass"
