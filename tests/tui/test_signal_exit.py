@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import os
 import signal
+import termios
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,42 @@ def test_the_app_ended_by_a_signal_exits_128_plus_n_after_cleaning_up(
     assert screen.rfind(b"\x1b[?1049l") > screen.rfind(b"\x1b[?1049h"), screen[-300:]  # given back
     assert b"Traceback" not in screen
     assert gzip.decompress(record.read_bytes()).count(b"\n") > 1  # closed: a whole gzip stream
+
+
+def _stopped(pid: int) -> bool:
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "Tt"
+
+
+def test_the_app_stopped_and_continued_from_outside_still_ends_on_sigterm(
+        isolated_config: Path) -> None:
+    """SIGSTOP and SIGCONT from outside (`kill -STOP`, a wrapper whose stop sticks, a
+    debugger): the app goes on reading its terminal and still ends on SIGTERM, its terminal
+    given back as it found it. Found in tmux: a SIGCONT the app had not asked for started its
+    terminal mode again over the running one, with a second reader of the terminal and the
+    raw mode taken for the one to restore; a key read by one reader left the other in a read,
+    and at exit the app waited on it for good, deaf to SIGTERM and SIGINT."""
+    app = start_in_pty(["--scenario", "parallel-probe"], {**os.environ, "TERM": "xterm-256color"})
+    proc, output = app.proc, app.output
+    cooked = termios.tcgetattr(app.master)  # the terminal as the app found it
+    try:
+        poll_until(lambda: b"\x1b[?1049h" in output and len(output) > 5000, timeout=60,
+                   what="the app on screen")
+        for _ in range(3):
+            proc.send_signal(signal.SIGSTOP)
+            poll_until(lambda: _stopped(proc.pid), what="the app stopped")
+            shown = len(output)
+            proc.send_signal(signal.SIGCONT)
+            for key in (b"j", b"k"):  # keys after the continue: the user is back
+                poll_until(lambda n=shown: len(output) > n, what="the app drawing on")
+                shown = len(output)
+                os.write(app.master, key)
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=30)
+        restored = termios.tcgetattr(app.master)
+    finally:
+        app.close()
+    screen = bytes(output)
+    assert code == 128 + signal.SIGTERM, (code, screen[-300:])
+    assert screen.rfind(b"\x1b[?1049l") > screen.rfind(b"\x1b[?1049h"), screen[-300:]
+    assert restored[3] == cooked[3] and restored[0] == cooked[0], (restored, cooked)  # modes
+    assert b"Traceback" not in screen

@@ -172,15 +172,9 @@ class SupervisorApp(ToastsMixin, TypingApp):
         yield KeyFooter()
 
     def get_driver_class(self) -> type[Driver]:
-        """textual-serve's web driver (a `t3tui web` tab) ends the app with its input."""
-        from textual.drivers.web_driver import WebDriver
+        from t3tui.tui.termdriver import ours  # a web tab's, or the terminal's, as ours
 
-        driver = super().get_driver_class()
-        if driver is WebDriver:
-            from t3tui.tui.tabdriver import TabDriver
-
-            return TabDriver
-        return driver
+        return ours(super().get_driver_class())
 
     def on_load(self) -> None:
         self.feeds.start()  # before composing: meanwhile, the handshake waits on the server
