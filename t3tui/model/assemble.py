@@ -200,6 +200,10 @@ class Assembler:
         if kept is not None:
             blocked_on, busy_children, orphaned_children, undelivered_children = kept
             detaches: tuple[Detach, ...] = ()
+        elif not own.tasks and not own.run_session_ids and thread_id not in ix.children:
+            # (a leaf with no task row and no session, most of a big tree: `_parts`'s answer)
+            blocked_on, busy_children, orphaned_children, undelivered_children = NO_PARTS
+            detaches = ()
         else:
             blocked_on, busy_children, orphaned_children, undelivered_children, detaches = \
                 self._parts(thread_id, own)
@@ -299,10 +303,13 @@ class Assembler:
 
     def _own_values(self, thread_id: str, task: TaskFacts | None,
                     changed: Collection[str] | None = None,
-                    kept: Parts | None = None) -> tuple[Any, ...]:
+                    kept: Parts | None = None,
+                    got: tuple[Derived, list[Finding], ThreadContext] | None = None
+                    ) -> tuple[Any, ...]:
         """The fields of a row that come from the thread's own facts and its state, in the
-        order of `OWN_FIELDS` (a tuple: `row` passes them on without a dict of them)."""
-        result, findings, ctx = self.derived(thread_id, changed, kept)
+        order of `OWN_FIELDS` (a tuple: `row` passes them on without a dict of them).
+        `got`: `derived`'s answer, when the caller already has it."""
+        result, findings, ctx = got or self.derived(thread_id, changed, kept)
         own, rec = ctx.own, self.ix.records[thread_id]
         since, overlays = self._state(thread_id, result, rec)
         return (
@@ -362,7 +369,8 @@ class Assembler:
             self.now, ctx.parent.cohorts.get(task.run_id or "") if ctx.parent is not None else None)
 
     def row(self, thread_id: str, depth: int) -> ThreadRow:
-        ctx = self.derived(thread_id)[2]
+        got = self.derived(thread_id)
+        ctx = got[2]
         rec = self.ix.records[thread_id]
         kids = self.visible_children(thread_id)
         if kids:
@@ -376,11 +384,11 @@ class Assembler:
         origin, info = self._task_values(task, ctx)
         (title, state, reason, since, settled, run_status, activity, active_run_id,
          run_started_at, provider, model, creation_source, location, pending, latest_message,
-         last_activity_at, overlays, findings, subscribed) = self._own_values(thread_id, task)
-        # without the frozen dataclass's `__init__` (27 fields set one by one through
-        # `object.__setattr__`, a row per thread of a first tree), in field order from an
-        # iterator: a dict filled from another dict at once would hold its own keys (832
-        # bytes a row, not 288; tests/model/test_facts_built.py)
+         last_activity_at, overlays, findings, subscribed) = self._own_values(thread_id, task,
+                                                                              got=got)
+        # without the frozen dataclass's `__init__` (a row per thread of a first tree), in
+        # field order from an iterator: a dict filled from another dict at once would hold
+        # its own keys (832 bytes a row, not 288; tests/model/test_facts_built.py)
         row = object.__new__(ThreadRow)
         row.__dict__.update(zip(_ROW_FIELDS, (
             thread_id, title, parent, depth, tuple(kids), state, reason, since, settled,
