@@ -50,7 +50,8 @@ log = logging.getLogger(__name__)
 # bounded coalescing behind it); everything else (answers, pongs, defects) waits in the outbox.
 # While the outbox is over its cap the server reads no more requests (TCP holds the client
 # back); when it stays over the cap for STALL_S without the client reading, the socket is
-# closed with 1008 and a reason that says so.
+# closed with 1008 and a reason that says so. That is judged by a clock, not when the next
+# request arrives: a client that sent its last request and stopped reading sends no more.
 OUTBOX_MAX_MESSAGES = 4096
 OUTBOX_MAX_BYTES = 32 * 1024 * 1024
 STALL_S = 30.0
@@ -148,6 +149,7 @@ class RpcConnection:
         self._max_bytes = max_bytes or OUTBOX_MAX_BYTES
         self._room = asyncio.Event()  # set while the outbox is under its cap
         self._room.set()
+        self._stall_watch: asyncio.Task[None] | None = None
         self._closing: asyncio.Task[None] | None = None
         self._inflight: dict[str, _InFlight] = {}
         self._fibers = itertools.count(1)
@@ -158,12 +160,7 @@ class RpcConnection:
         writer = asyncio.create_task(self._write_loop())
         try:
             async for frame in self._ws:
-                if self._closing is None and not self._room.is_set():
-                    try:
-                        async with asyncio.timeout(STALL_S):
-                            await self._room.wait()
-                    except TimeoutError:
-                        self._not_reading()
+                await self._room.wait()  # `_watch_stall` opens it if the client never reads
                 if self._closing is not None:
                     continue  # closing a client that does not read: nothing more to answer
                 try:
@@ -179,9 +176,11 @@ class RpcConnection:
                 if entry.kind == "stream":
                     entry.task.cancel()
             self._inflight.clear()
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await writer
+            for task in (writer, self._stall_watch):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
 
     def send(self, message: Any) -> None:
         """Write one server message (or its already encoded text), or queue it for the wire.
@@ -206,6 +205,18 @@ class RpcConnection:
         self._outbox.put_nowait((text, mark))
         if self._outbox.qsize() >= self._max_messages or self._queued_bytes >= self._max_bytes:
             self._room.clear()
+            if self._stall_watch is None:
+                self._stall_watch = asyncio.create_task(self._watch_stall())
+
+    async def _watch_stall(self) -> None:
+        """Close the socket when the outbox stays over its cap for STALL_S."""
+        try:
+            async with asyncio.timeout(STALL_S):
+                await self._room.wait()
+        except TimeoutError:
+            self._not_reading()
+        finally:
+            self._stall_watch = None
 
     def _not_reading(self) -> None:
         queued, mib = self._outbox.qsize(), self._queued_bytes / 2**20
@@ -219,6 +230,7 @@ class RpcConnection:
                 entry.sink.closed = True
                 entry.sink.clear_pending()
         self._closing = asyncio.create_task(self._ws.close(NOT_READING, reason[:120]))
+        self._room.set()  # the serve loop reads on, to drop whatever still arrives
 
     async def _write_loop(self) -> None:
         while True:
