@@ -23,10 +23,15 @@ pytestmark = pytest.mark.e2e
 
 
 # `python -m t3tui`, but every read of a record's file blocks for ever, as on a stalled mount
-STALLED = """
+# (and says so on stderr first, so that the test knows the read has begun)
+STALLED_READ = "stalled read begun"
+STALLED = f"""
 import sys, threading
 from t3tui.proof import tail
-tail.JsonlTail.read = lambda self: threading.Event().wait()
+def read(self):
+    print({STALLED_READ!r}, file=sys.stderr, flush=True)
+    threading.Event().wait()
+tail.JsonlTail.read = read
 from t3tui.cli import main
 sys.exit(main())
 """
@@ -74,7 +79,10 @@ async def test_a_record_read_that_never_returns_does_not_hold_the_exit(tmp_path:
         assert proc.stderr is not None
         line = await asyncio.wait_for(proc.stderr.readline(), 15)  # "recording ... to ..."
         assert b"recording" in line, line
-        await asyncio.sleep(2)  # a look at the records has begun (one a second), and hangs
+        # a look at the records (one a second) has begun, and hangs
+        async with asyncio.timeout(30):
+            while STALLED_READ.encode() not in (line := await proc.stderr.readline()):
+                assert line, "record ended before it read a record"
         proc.send_signal(signal.SIGTERM)
         code, err = await _ended(proc, 10, "record after SIGTERM")
     assert code == 143 and "Traceback" not in err, (code, err)
