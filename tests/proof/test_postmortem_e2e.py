@@ -46,7 +46,7 @@ async def test_post_mortem_of_the_backends_database_matches_the_live_view(tmp_pa
         await wait_for_marker(backend, child, "task_complete")
 
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 25
+        deadline = loop.time() + 60  # the dwell, and room for a loaded machine
         while True:  # the verdict waits its dwell after task_complete
             live, _ = await view_with_records(backend, homes)
             if any(f.kind == UNHEARD for f in live.findings) or loop.time() > deadline:

@@ -48,7 +48,7 @@ async def test_seed_004_leaves_the_triagers_trail_and_status_says_t3_never_heard
         before = digest(rollouts(home))
 
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 25
+        deadline = loop.time() + 60  # the dwell, and room for a loaded machine
         while True:  # the verdict waits its dwell (10 s) after task_complete
             result = await cli("status", "--json", "--codex-home", str(home), "--claude-home", "off",
                                "--t3-home", str(state), *server_args(backend))
@@ -159,7 +159,7 @@ async def test_the_record_sharpens_provider_active_after_interrupt() -> None:
             return found[0] if found else None
 
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 20
+        deadline = loop.time() + 60  # room for a loaded machine
         while (found := await runaway()) is None and loop.time() < deadline:
             await asyncio.sleep(0.5)
         assert found is not None
