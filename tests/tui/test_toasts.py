@@ -23,6 +23,10 @@ from tests.tui.screen import screen_lines
 from tests.tui.waiting import until
 
 
+def toast_texts(app) -> list[str]:
+    return [str(t.render()) for t in app.screen.query(Toast)]
+
+
 @pytest.mark.parametrize("size", [WIDE, NARROW_SIZE], ids=["160x48", "80x24"])
 async def test_a_burst_of_toasts_is_capped_coalesced_and_leaves_status_and_selection(size):
     app = showcase_app()
@@ -32,12 +36,14 @@ async def test_a_burst_of_toasts_is_capped_coalesced_and_leaves_status_and_selec
         tree.select_thread(STUCK_CHILD)
         await pilot.pause()
         raise_burst(app, NOW)
-        await until(lambda: len(app.screen.query(Toast)) >= 2, what="the burst on screen")
-        await pilot.pause(0.3)
+        def summarised() -> bool:  # the rest of the burst summarised in one toast, laid out
+            return any("more" in t and "+" in t for t in toast_texts(app)) \
+                and all(t.region.height for t in app.screen.query(Toast))
+        await until(summarised, what="the burst on screen, its rest summarised")
+        await pilot.pause()
         toasts = list(app.screen.query(Toast))
         texts = [str(t.render()) for t in toasts]
         assert len(toasts) <= 3, texts
-        assert any("more" in t and "+" in t for t in texts), texts  # the rest summarised
         lines = screen_lines(app)
         screen = "\n".join(lines)
         # the check-in outcome raised twice: shown once, counted
@@ -68,9 +74,9 @@ async def test_the_same_story_told_again_is_one_toast_counted() -> None:
             app.notify(f"no progress for 2m{seconds}s", title="stuck", severity="error",
                        markup=False)
         app.notify("Review B finished (done)", title="finished", markup=False)
-        await until(lambda: len(app.screen.query(Toast)) >= 2, what="the toasts on screen")
-        await pilot.pause(0.2)
-        texts = [str(t.render()) for t in app.screen.query(Toast)]
+        await until(lambda: any("(x3)" in t for t in toast_texts(app)),
+                    what="the three told as one toast, counted")
+        texts = toast_texts(app)
         assert len(texts) == 2, texts
         assert "no progress for 2m51s (x3)" in texts[0], texts
 
