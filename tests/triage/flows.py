@@ -71,13 +71,15 @@ async def recorded_session(path: Path, live: LiveRun, **backend: object
                           backoff=Backoff.fast(), recorder=recorder)
         runner = asyncio.create_task(session.run())
 
+        def look(at: datetime) -> None:
+            for finding in sup.view(at).findings:
+                if finding.key not in live.first_seen:
+                    live.first_seen[finding.key] = at
+                    live.since[finding.key] = finding.since
+
         async def sample() -> None:
             while True:
-                at = now()
-                for finding in sup.view(at).findings:
-                    if finding.key not in live.first_seen:
-                        live.first_seen[finding.key] = at
-                        live.since[finding.key] = finding.since
+                look(now())
                 await asyncio.sleep(SAMPLE_S)
 
         sampler = asyncio.create_task(sample())
@@ -87,6 +89,7 @@ async def recorded_session(path: Path, live: LiveRun, **backend: object
         finally:
             sampler.cancel()
             live.end = now()
+            look(live.end)  # the live run ends seen: a flag that came after the last sample too
             await session.stop()
             await runner
             recorder.close()
