@@ -52,9 +52,12 @@ def summary(entry: Entry | None) -> tuple[Any, ...] | None:
 
 
 def same_row(a: Entry | None, b: Entry | None) -> bool:
+    """The two rows are equal, child counts included: their fields' dicts compared (a row
+    holds its fields and nothing else, tests/model/test_facts_built.py), not the frozen
+    dataclass's `__eq__`, which builds a tuple of every field of both (every row of a frame)."""
     if a is None or b is None:
         return a is b
-    return a.row == b.row and a.row.child_counts == b.row.child_counts
+    return a.row.__dict__ == b.row.__dict__
 
 
 class RowCache:

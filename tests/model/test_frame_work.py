@@ -17,6 +17,7 @@ from t3tui.model.derivation import Derivation
 from t3tui.model.detectors.rules import LATER
 from t3tui.model.factpatch import changed_fields
 from t3tui.model.facts import OwnFacts
+from t3tui.model.rows import ThreadRow
 from tests.spy import calls
 
 
@@ -229,3 +230,30 @@ def test_a_pass_looks_a_threads_task_row_up_once(monkeypatch) -> None:
     assert len(looked) > 100, len(looked)
     twice = len(looked) - len(set(looked))
     assert twice == 0, f"{twice} of {len(looked)} task row lookups repeated one of the same pass"
+
+
+def test_a_frame_tells_a_changed_row_without_the_rows_field_tuples(monkeypatch) -> None:
+    """Whether a patched row changed (`rowcache.same_row`, every row of every frame) is its
+    fields' dict compared with the kept row's, the child counts with them: not the frozen
+    dataclass's `__eq__`, which builds a tuple of 26 fields for each of the two rows."""
+    world, sup, ref = _pair()
+    in_frame = [False]
+    compared = 0
+    real_eq, real_changed = ThreadRow.__eq__, sup.changed_rows
+
+    def eq(self, other):
+        nonlocal compared
+        compared += in_frame[0]
+        return real_eq(self, other)
+
+    def changed_rows(now):
+        in_frame[0] = True
+        try:
+            return real_changed(now)
+        finally:
+            in_frame[0] = False
+
+    monkeypatch.setattr(ThreadRow, "__eq__", eq)
+    monkeypatch.setattr(sup, "changed_rows", changed_rows)
+    _burst_as_fresh(world, sup, ref)
+    assert compared == 0, f"{compared} rows compared field tuple by field tuple in frames"
