@@ -46,6 +46,10 @@ log = logging.getLogger(__name__)
 # returns without suspending while frames are buffered, so a burst (a slow consumer catching
 # up, a loaded machine) was applied back to back while keys and paints waited behind it all.
 READ_SLICE_S = 0.005
+# A ping round that took this many intervals was the loop's own lateness, not the server's
+# silence: its Ping is judged a round later (a stall of seconds on a loaded machine, a
+# server on the same loop answering only after it).
+LATE = 1.5
 
 ChunkHandler = Callable[[list[Any]], None]
 
@@ -266,10 +270,16 @@ class Connection:
         while not self.closed.done():
             before = loop.time()
             await asyncio.sleep(self._ping_interval)
-            if paused_for(self._ping_interval, loop.time() - before):
+            elapsed = loop.time() - before
+            if paused_for(self._ping_interval, elapsed):
                 # this process was paused (a suspend): the Pong may be unread in the socket,
                 # so the Ping in flight is not judged; a new one asks at once
                 self._awaiting_pong = False
+            elif self._awaiting_pong and elapsed > self._ping_interval * LATE:
+                # the loop itself was late (busy, or starved on a loaded machine): the Pong
+                # may be unread in the socket, or from a server on this loop not even sent
+                # yet. The Ping is judged after a round in which the loop kept time.
+                continue
             if self._awaiting_pong:
                 self.abort(f"no Pong within {self._ping_interval:g}s: socket declared dead")
                 return

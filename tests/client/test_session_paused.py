@@ -112,3 +112,46 @@ async def test_a_pause_of_the_process_with_a_ping_in_flight_is_not_a_dead_socket
         pinged.clear()
         assert await session.wait_until(two_more_rounds, T, tick=0.05)
     one_socket(server, states)
+
+
+async def test_a_stall_of_the_loop_with_a_ping_in_flight_is_not_a_dead_socket() -> None:
+    """A loaded machine: the process runs, but its loop reads nothing for a few ping rounds
+    (less than a pause). The Pong that came meanwhile is waiting in the socket when the loop
+    looks again, or, from a server on the same loop (the tests' backends), is sent just
+    after it: a Ping judged at that moment found the socket dead, and the app refused actions
+    as "not connected" while it reconnected (a loaded whole-suite run)."""
+    pinged, pong = asyncio.Event(), asyncio.Event()
+    pong.set()
+
+    async def answers(peer: Peer) -> None:
+        await serve_config(peer)
+        rid, _ = await shell_request(peer)
+        await peer.send({"_tag": "Chunk", "requestId": rid, "values": [snapshot(10), SYNCED]})
+        while True:
+            message = await peer.recv()
+            if message["_tag"] == "Ping":
+                pinged.set()
+                await pong.wait()
+                await peer.send({"_tag": "Pong"})
+
+    server = FakeServer(scripts=[answers])
+    async with running(server, ping_interval=0.5) as (session, _, states):
+        assert await session.wait_until(lambda: isinstance(session.state.value, Live), T)
+        await asyncio.wait_for(pinged.wait(), T)
+        pinged.clear()
+        pong.clear()
+        await asyncio.wait_for(pinged.wait(), T)  # a Ping is out, its Pong not yet read
+        time.sleep(3 * 0.5)  # the loop stalled for three rounds: busy, not paused
+        assert PAUSE_S > 3 * 0.5, "the stall must be shorter than a pause"
+        pong.set()  # the Pong is read just after the stall
+        rounds = 0
+
+        def two_more_rounds() -> bool:
+            nonlocal rounds
+            if pinged.is_set():
+                rounds, _ = rounds + 1, pinged.clear()
+            return rounds >= 2 or any(isinstance(s, Reconnecting) for s in states)
+
+        pinged.clear()
+        assert await session.wait_until(two_more_rounds, T, tick=0.05)
+    one_socket(server, states)
