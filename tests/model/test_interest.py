@@ -73,3 +73,28 @@ def test_past_the_cap_the_least_recently_active_are_not_watched_and_that_is_said
     sup.set_watch_cap(5)
     assert sup.threads_of_interest() == {"t1", "t2", "t3"}
     assert sup.watching().unwatched == 0
+
+
+def test_a_look_reads_only_the_threads_that_changed_since_the_last() -> None:
+    # the client asks once per frame of a burst: its work is what changed, not the tree
+    for size in (200, 2000):
+        sup = Supervisor(CFG)
+        sup.apply_shell(snapshot(*(idle(f"idle-{k}", 3) for k in range(size)),
+                                 *(running(f"busy-{k}", 10) for k in range(20))))
+        assert len(sup.threads_of_interest()) == 20
+        read: list[str] = []
+        own = sup._ix.own
+
+        def counted(thread_id: str, own=own, read=read) -> object:
+            read.append(thread_id)
+            return own(thread_id)
+
+        sup._ix.own = counted  # type: ignore[method-assign]
+        sup.apply_shell(updated(idle("idle-7", 11), 101))  # retitled, say: still quiet
+        assert len(sup.threads_of_interest()) == 20
+        sup.apply_shell(updated(running("idle-8", 12), 102))  # starts a run: watched
+        assert "idle-8" in sup.threads_of_interest()
+        sup.apply_shell(updated(ended("busy-3", 10, 13), 103))  # ends: still watched
+        assert len(sup.threads_of_interest()) == 21
+        assert sorted(set(read)) == ["busy-3", "idle-7", "idle-8"], size
+        assert len(read) <= 2 * 3, size  # read once by the look (and once for its own row)
