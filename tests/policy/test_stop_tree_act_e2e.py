@@ -74,10 +74,12 @@ async def test_a_stop_tree_policy_stops_every_run_of_the_tree_children_first(
             assert record["threadId"] == parent, record
             assert record["kind"] == "policy" and record["result"] == "ok", record
             stops = sent(record)
-            assert [s[:2] for s in stops] == [("stop-tree", "run.interrupt")] * 3, stops
-            # deepest first: both children, then the parent whose wait they held
+            # deepest first: both children, then the parent whose wait they held, unless its
+            # run ended by itself once its wait returned (then there is nothing left to send)
+            assert len(stops) in (2, 3), stops
+            assert [s[:2] for s in stops] == [("stop-tree", "run.interrupt")] * len(stops), stops
             assert sorted(s[2] for s in stops[:2]) == sorted(kids), stops
-            assert stops[2][2] == parent, stops
+            assert [s[2] for s in stops[2:]] in ([], [parent]), stops
             for thread in (*kids, parent):
                 assert active_run(backend, thread) is None, thread
             await wait_until(lambda: not any(pid_alive(pid) for pid in agents),
