@@ -30,7 +30,9 @@ from t3tui.tui.widgets.panes import DetailPane
 from tests.tui.test_live import DEMO_PARAMS, SETTLE_ME, SIZE, choose, status
 from tests.tui.waiting import until
 
-pytestmark = pytest.mark.e2e
+# two demo backends (each runs the demo's steps before it serves) and a long story per test:
+# one took 103 s of the suite's 120 s bound under load on a shared 2-core machine
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 
 Pair = tuple[RunningBackend, RunningBackend]
 
