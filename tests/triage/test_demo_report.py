@@ -37,7 +37,8 @@ from tests.proof.helpers import settle_and_send
 from tests.triage.reading import recording_when
 from tests.tui.waiting import until
 
-pytestmark = pytest.mark.e2e
+# its waits on the demo allow up to 150 s: the suite's own bound per test (120 s) must be above
+pytestmark = [pytest.mark.e2e, pytest.mark.timeout(300)]
 SIZE = (160, 48)
 # the live view looks at the records once a second and is sampled every 20 ms here
 SLACK = timedelta(seconds=2.5)
