@@ -11,7 +11,7 @@ interrupts a subtree deepest first. Every accepted interrupt is recorded with
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from t3tui.actions.outcome import Outcome, send_and_confirm
@@ -164,9 +164,13 @@ async def stop_tree(port: Port, targets: list[StopTarget], *, report: Report, cl
             continue
         report("pending", f"Stopping {n}/{len(targets)}: {target.title} (run {target.run_id})…")
         row = port.supervisor.row(target.thread_id, clock())
-        if row is None or row.active_run_id != target.run_id:
+        if row is None or row.active_run_id is None:
             step(StopStep(target, "ended_before", row))  # a parent whose wait returned
             continue
+        if row.active_run_id != target.run_id:
+            # its run ended and a new one began since it was chosen (a parent that the
+            # stopped children's results started again): that run is what runs in the tree
+            target = replace(target, run_id=row.active_run_id)
         command = RunInterrupt(command_id=new_id(), thread_id=target.thread_id,
                                run_id=target.run_id, reason=reason)
         try:

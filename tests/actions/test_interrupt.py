@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -99,6 +100,27 @@ async def test_stop_tree_stops_the_blocking_child_before_its_parent() -> None:
         assert all(s.stopped for s in steps)
         assert outcome.text.startswith("stopped 2 of 2")
         assert active_run(backend, child) is None and active_run(backend, parent) is None
+
+
+async def test_a_tree_stop_stops_the_run_a_target_went_on_in_since_it_was_chosen() -> None:
+    """Between the dialog and its turn a target's run can end and a new one begin (a parent
+    whose stopped children's results were delivered to it runs again): what runs in the tree
+    now is that run, and the stop is for it (a whole-suite run left such a parent working,
+    its step said `ended_before`)."""
+    async with running_backend() as backend, port_on(backend) as port:
+        thread = await launch(backend, "Hang", title="Goes on")
+        run = await wait_until(lambda: active_run(backend, thread), timeout=15)
+        await port.wait_until(lambda: (r := port.supervisor.row(thread, now()))
+                              and r.active_run_id == run, 15)
+        [target] = actions.stop_targets(port.supervisor.view(now()), thread)
+        chosen = replace(target, run_id="run-ended-since")  # the run the dialog listed
+        steps: list[actions.StopStep] = []
+        outcome = await actions.stop_tree(port, [chosen], report=actions.no_report, clock=now,
+                                          timeout=15, on_step=steps.append)
+        assert [s.kind for s in steps] == ["stopped"], steps
+        assert steps[0].target.run_id == run  # the run it was still going on in
+        assert outcome.kind == "ok" and outcome.text.startswith("stopped 1 of 1"), outcome
+        assert active_run(backend, thread) is None
 
 
 async def test_no_answer_is_an_unknown_outcome_naming_the_command() -> None:
