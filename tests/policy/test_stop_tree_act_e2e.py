@@ -66,6 +66,8 @@ async def test_a_stop_tree_policy_stops_every_run_of_the_tree_children_first(
 
             kids = await wait_until(lambda: c if len(c := children()) == 2 else None,
                                     timeout=30, what="the duplicate child running")
+            parent_run = active_run(backend, parent)  # the run whose wait the children hold
+            assert parent_run is not None
             agents = await wait_until(lambda: agent_pids_running(f"sleep {SLEEP:g}"),
                                       timeout=30, what="the children's commands")
             [record] = await watch.wait_for(
@@ -75,13 +77,17 @@ async def test_a_stop_tree_policy_stops_every_run_of_the_tree_children_first(
             assert record["kind"] == "policy" and record["result"] == "ok", record
             stops = sent(record)
             # deepest first: both children, then the parent whose wait they held, unless its
-            # run ended by itself once its wait returned (then there is nothing left to send)
+            # run ended by itself once its wait returned (then there is nothing left to send;
+            # a new run begun by then is the one stopped)
             assert len(stops) in (2, 3), stops
             assert [s[:2] for s in stops] == [("stop-tree", "run.interrupt")] * len(stops), stops
             assert sorted(s[2] for s in stops[:2]) == sorted(kids), stops
             assert [s[2] for s in stops[2:]] in ([], [parent]), stops
-            for thread in (*kids, parent):
+            for thread in kids:
                 assert active_run(backend, thread) is None, thread
+            # the parent's run ended; a later one its children's results start once the walk
+            # has passed it is past any one stop's reach
+            assert active_run(backend, parent) != parent_run
             await wait_until(lambda: not any(pid_alive(pid) for pid in agents),
                              timeout=15, what="the children's processes end")
         finally:
