@@ -78,40 +78,7 @@ async def test_a_pause_of_the_process_while_syncing_is_not_a_server_that_never_s
 
 async def test_a_pause_of_the_process_with_a_ping_in_flight_is_not_a_dead_socket() -> None:
     """The Pong to a Ping sent just before the pause is waiting in the socket on resume."""
-    pinged, pong = asyncio.Event(), asyncio.Event()
-    pong.set()
-
-    async def answers(peer: Peer) -> None:
-        await serve_config(peer)
-        rid, _ = await shell_request(peer)
-        await peer.send({"_tag": "Chunk", "requestId": rid, "values": [snapshot(10), SYNCED]})
-        while True:
-            message = await peer.recv()
-            if message["_tag"] == "Ping":
-                pinged.set()
-                await pong.wait()
-                await peer.send({"_tag": "Pong"})
-
-    server = FakeServer(scripts=[answers])
-    async with running(server, ping_interval=0.5) as (session, _, states):
-        assert await session.wait_until(lambda: isinstance(session.state.value, Live), T)
-        await asyncio.wait_for(pinged.wait(), T)
-        pinged.clear()
-        pong.clear()
-        await asyncio.wait_for(pinged.wait(), T)  # a Ping is out, its Pong not yet read
-        time.sleep(PAUSE_S + 1)  # the process stopped, many ping rounds long
-        pong.set()  # the Pong is read just after the resume
-        rounds = 0
-
-        def two_more_rounds() -> bool:
-            nonlocal rounds
-            if pinged.is_set():
-                rounds, _ = rounds + 1, pinged.clear()
-            return rounds >= 2 or any(isinstance(s, Reconnecting) for s in states)
-
-        pinged.clear()
-        assert await session.wait_until(two_more_rounds, T, tick=0.05)
-    one_socket(server, states)
+    await a_ping_outlives(PAUSE_S + 1)  # the process stopped, many ping rounds long
 
 
 async def test_a_stall_of_the_loop_with_a_ping_in_flight_is_not_a_dead_socket() -> None:
@@ -120,6 +87,13 @@ async def test_a_stall_of_the_loop_with_a_ping_in_flight_is_not_a_dead_socket() 
     looks again, or, from a server on the same loop (the tests' backends), is sent just
     after it: a Ping judged at that moment found the socket dead, and the app refused actions
     as "not connected" while it reconnected (a loaded whole-suite run)."""
+    assert PAUSE_S > 3 * 0.5, "the stall must be shorter than a pause"
+    await a_ping_outlives(3 * 0.5)  # the loop stalled for three rounds: busy, not paused
+
+
+async def a_ping_outlives(blocked_s: float) -> None:
+    """A Ping goes out, the process's loop is blocked `blocked_s`, its Pong is read just
+    after: two more ping rounds follow on the same socket, no reconnect."""
     pinged, pong = asyncio.Event(), asyncio.Event()
     pong.set()
 
@@ -141,9 +115,8 @@ async def test_a_stall_of_the_loop_with_a_ping_in_flight_is_not_a_dead_socket() 
         pinged.clear()
         pong.clear()
         await asyncio.wait_for(pinged.wait(), T)  # a Ping is out, its Pong not yet read
-        time.sleep(3 * 0.5)  # the loop stalled for three rounds: busy, not paused
-        assert PAUSE_S > 3 * 0.5, "the stall must be shorter than a pause"
-        pong.set()  # the Pong is read just after the stall
+        time.sleep(blocked_s)
+        pong.set()  # the Pong is read just after the loop runs again
         rounds = 0
 
         def two_more_rounds() -> bool:
