@@ -63,8 +63,8 @@ class Recorder:
         return value
 
 
-def _contexts():
-    """(fixture, config, now, context) for every shown thread at every sampled moment."""
+def _settled():
+    """(fixture, config, now, supervisor, assembly) at every sampled moment of every fixture."""
     for config in CONFIGS:
         for name in FIXTURES:
             frames = _frames(name)
@@ -74,9 +74,14 @@ def _contexts():
                 while i < len(frames) and (frame_time(frames[i]) or now) <= now:
                     feed(sup, [frames[i]])
                     i += 1
-                asm = sup._settle(now)
-                for thread_id, _ in asm.tree():
-                    yield name, config, now, asm.context(thread_id)
+                yield name, config, now, sup, sup._settle(now)
+
+
+def _contexts():
+    """(fixture, config, now, context) for every shown thread at every sampled moment."""
+    for name, config, now, _, asm in _settled():
+        for thread_id, _ in asm.tree():
+            yield name, config, now, asm.context(thread_id)
 
 
 @pytest.fixture(scope="module")
@@ -88,21 +93,12 @@ def _streamless():
     """Every shown thread with a stream and a shell row, as its context would read had its
     stream not been held: its facts from the shell row alone (running threads among them,
     whose progress only their stream would have told)."""
-    for config in CONFIGS:
-        for name in FIXTURES:
-            frames = _frames(name)
-            sup = Supervisor(config)
-            i = 0
-            for now in _samples(frames, config)[::3]:
-                while i < len(frames) and (frame_time(frames[i]) or now) <= now:
-                    feed(sup, [frames[i]])
-                    i += 1
-                asm = sup._settle(now)
-                for thread_id, _ in asm.tree():
-                    rec = sup._ix.records[thread_id]
-                    if rec.shell and rec.proj is not None:
-                        own = shell_only_facts(thread_id, rec.shell, rec.location)
-                        yield name, config, now, dataclasses.replace(asm.context(thread_id), own=own)
+    for name, config, now, sup, asm in _settled():
+        for thread_id, _ in asm.tree():
+            rec = sup._ix.records[thread_id]
+            if rec.shell and rec.proj is not None:
+                own = shell_only_facts(thread_id, rec.shell, rec.location)
+                yield name, config, now, dataclasses.replace(asm.context(thread_id), own=own)
 
 
 def _ids(rule_gated) -> str:
