@@ -59,15 +59,20 @@ class StillClocks(Clocks):
         return self.start + self.offset
 
 
+def clocked_app(url: str, token: str, clocks: Clocks) -> SupervisorApp:
+    """The app on `url`, its wall clock and its derivations' monotonic clock the test's."""
+    source = LiveSource(Target(url, Secret(token)),
+                        config=DetectorConfig(no_progress_s=NO_PROGRESS_S),
+                        backoff=Backoff.fast(), ping_interval=1.0)
+    app = SupervisorApp(source, config=TuiConfig(bell=False, toast=False), clock=clocks.wall)
+    app.renderer._derive_clock.monotonic = clocks.monotonic
+    return app
+
+
 async def test_after_its_own_pause_the_app_shows_no_finding_made_of_the_pause() -> None:
     clocks = Clocks()
     async with running_backend() as backend:
-        source = LiveSource(Target(backend.url, Secret(backend.token)),
-                            config=DetectorConfig(no_progress_s=NO_PROGRESS_S),
-                            backoff=Backoff.fast(), ping_interval=1.0)
-        app = SupervisorApp(source, config=TuiConfig(bell=False, toast=False),
-                            clock=clocks.wall)
-        app.renderer._derive_clock.monotonic = clocks.monotonic
+        app = clocked_app(backend.url, backend.token, clocks)
         async with app.run_test(size=(140, 40)) as pilot:
             thread = await launch(backend, "Hang", title="Hangs")
 
@@ -111,12 +116,7 @@ async def test_after_a_pause_that_killed_its_socket_rows_are_stale_until_the_res
     once they have, a finding that is real (the thread hung all along) is raised."""
     clocks = Clocks()
     async with running_backend() as backend, Link(backend.port).running() as link:
-        source = LiveSource(Target(link.url, Secret(backend.token)),
-                            config=DetectorConfig(no_progress_s=NO_PROGRESS_S),
-                            backoff=Backoff.fast(), ping_interval=1.0)
-        app = SupervisorApp(source, config=TuiConfig(bell=False, toast=False),
-                            clock=clocks.wall)
-        app.renderer._derive_clock.monotonic = clocks.monotonic
+        app = clocked_app(link.url, backend.token, clocks)
         async with app.run_test(size=(140, 40)) as pilot:
             thread = await launch(backend, "Hang", title="Hangs")
             await until(lambda: app.view is not None and (r := app.view.by_id.get(thread))
