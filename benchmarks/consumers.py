@@ -32,8 +32,23 @@ class FloorCount:
     synced_cpu: float | None = None  # the process's CPU time once they all arrived
 
 
-async def floor(ws_url: str, threads: Iterable[str], count: FloorCount) -> None:
-    """websockets receive + `json.loads` + Ack per Chunk: the least any client must do."""
+async def floor(ws_url: str, threads: Iterable[str], count: FloorCount,
+                acks_together: bool = False) -> None:
+    """websockets receive + `json.loads` + Ack per Chunk: the least any client must do.
+
+    `acks_together`: the Acks of the Chunks read without suspending are written in one
+    socket write when the loop is next let in, as the t3tui client writes them
+    (`t3tui.client.acks`, written again here in its barest form): the least a client must do
+    once it is known that the Acks need not each be their own write."""
+    loop = asyncio.get_running_loop()
+    queued: list[bytes] = []
+
+    def flush() -> None:
+        for data in queued:
+            ws.protocol.send_text(data)
+        queued.clear()
+        ws.transport.write(b"".join(ws.protocol.data_to_send()))
+
     async with connect(f"{ws_url}?wsTicket=wst_bench&orchestrationProtocol=2", max_size=None,
                        compression=None, ping_interval=None) as ws:
         payload = json.dumps({"requestCompletionMarker": True})
@@ -50,7 +65,13 @@ async def floor(ws_url: str, threads: Iterable[str], count: FloorCount) -> None:
                     count.items += len(msg["values"])
                     if count.frames == count.sync_frames:
                         count.synced_cpu = time.process_time()
-                    await ws.send(json.dumps({"_tag": "Ack", "requestId": msg["requestId"]}))
+                    ack = json.dumps({"_tag": "Ack", "requestId": msg["requestId"]})
+                    if not acks_together:
+                        await ws.send(ack)
+                        continue
+                    if not queued:
+                        loop.call_soon(flush)
+                    queued.append(ack.encode())
 
 
 @dataclass

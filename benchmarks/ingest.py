@@ -24,9 +24,10 @@ from benchmarks.world import World, WorldSpec, build_world
 RUN_TIMEOUT = 120.0
 
 
-async def one_floor(server: ChildServer, world: World) -> dict[str, float]:
+async def one_floor(server: ChildServer, world: World,
+                    acks_together: bool = False) -> dict[str, float]:
     count = FloorCount(sync_frames=2 * (1 + len(world.subscribed)))
-    task = asyncio.create_task(floor(server.ws_url, world.subscribed, count))
+    task = asyncio.create_task(floor(server.ws_url, world.subscribed, count, acks_together))
     try:
         result = await server.result(RUN_TIMEOUT)
         result["cpu_s"] = burst_cpu(count.synced_cpu)
@@ -71,7 +72,12 @@ async def one_framed(server: ChildServer, world: World) -> dict[str, float]:
     return await one_client(server, world, FrameClientRun)
 
 
-VARIANTS = {"floor": one_floor, "t3tui": one_client, "t3tui@frames": one_framed}
+async def one_floor_acks_together(server: ChildServer, world: World) -> dict[str, float]:
+    return await one_floor(server, world, acks_together=True)
+
+
+VARIANTS = {"floor": one_floor, "floor+": one_floor_acks_together, "t3tui": one_client,
+            "t3tui@frames": one_framed}
 
 
 def cpu_columns(f: list[dict[str, float]], fr: list[dict[str, float]],
@@ -94,7 +100,8 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
         f"median of {repeats} interleaved runs)",
         ["threads", "floor items/s", "t3tui items/s", "t3tui/floor", "floor sync s",
          "t3tui sync s", "sync ratio", "rows/item", "@frames items/s", "@frames/floor",
-         "@frames rows/item", "floor CPU us/item", "@frames CPU us/item", "CPU floor/@frames"])
+         "@frames rows/item", "floor CPU us/item", "@frames CPU us/item", "CPU floor/@frames",
+         "floor+ items/s", "@frames/floor+", "floor+ CPU us/item", "CPU floor+/@frames"])
     worlds = {size: build_world(WorldSpec(threads=size[0], events=events, active=size[1]))
               for size in sizes}
     servers = {size: ChildServer("benchmarks.replay_server", "--threads", str(size[0]),
@@ -115,7 +122,11 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
         await asyncio.gather(*(s.stop() for s in servers.values()))
     for n in sizes:
         f, c, fr = samples[(n, "floor")], samples[(n, "t3tui")], samples[(n, "t3tui@frames")]
+        fa = samples[(n, "floor+")]
         fr_rate = median([r["items"] / r["burst_s"] for r in fr])
+        fa_rate = median([r["items"] / r["burst_s"] for r in fa])
+        fa_cpu = median([r["cpu_s"] for r in fa]) / len(worlds[n].burst) * 1e6
+        fr_cpu = median([r["cpu_s"] for r in fr]) / len(worlds[n].burst) * 1e6
         f_rate = median([r["items"] / r["burst_s"] for r in f])
         c_rate = median([r["items"] / r["burst_s"] for r in c])
         f_sync, c_sync = median([r["sync_s"] for r in f]), median([r["sync_s"] for r in c])
@@ -125,7 +136,9 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
                       "rows/item": median([r["rows_per_item"] for r in c]),
                       "@frames items/s": fr_rate, "@frames/floor": ratio(fr_rate, f_rate),
                       "@frames rows/item": median([r["rows_per_item"] for r in fr]),
-                      **cpu_columns(f, fr, len(worlds[n].burst))})
+                      **cpu_columns(f, fr, len(worlds[n].burst)),
+                      "floor+ items/s": fa_rate, "@frames/floor+": ratio(fr_rate, fa_rate),
+                      "floor+ CPU us/item": fa_cpu, "CPU floor+/@frames": ratio(fa_cpu, fr_cpu)})
     fam = WorldSpec(threads=max(n for n, _ in sizes)).family_size
     report.notes += [
         f"{fam} family threads (parents and children) are subscribed at every size; the rest "
@@ -140,6 +153,10 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
         "rows, and at most 60 times a second a frame asks changed_rows(now) (plus one frame "
         "after the last batch, not timed; the frame that shows the synchronized tree is taken "
         "before the burst's window); rows/item: rows handed out per burst item",
+        "floor+: the floor with the Acks of the Chunks read together written in one socket "
+        "write, as the t3tui client writes them since the fourth round (the floor writes each "
+        "Ack with its own websockets send); @frames/floor+ is the ratio against the least a "
+        "client must do once that is known",
         "CPU us/item: this process's CPU time from every stream synchronized to the last Ack, "
         "per burst item (the servers run in another process): unlike items/s, a loaded "
         "machine barely moves it; CPU floor/@frames is the throughput ratio a client that is "
