@@ -8,13 +8,23 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 
-from benchmarks import fanout, ingest, proof_read, replay_open, scaling, soak, tui_load
+from benchmarks import (
+    fanout,
+    first_tree,
+    ingest,
+    proof_read,
+    replay_open,
+    scaling,
+    soak,
+    tui_load,
+)
 from benchmarks.common import Report, machine, write_json
 
 BENCHMARKS: dict[str, Callable[[bool, int | None], list[Report]]] = {
     "ingest": ingest.run,
     "scaling": scaling.run,
     "tui": tui_load.run,
+    "first_tree": first_tree.run,
     "fanout": fanout.run,
     "proof": proof_read.run,
     "replay": replay_open.run,

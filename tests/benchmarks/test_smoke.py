@@ -19,6 +19,7 @@ EXPECTED = {
     "scaling-calls": ["part", "ratio"],
     "memory": ["threads", "KiB/thread", "KiB/watched thread"],
     "tui": ["figure", "median", "p95", "ratio", "n"],
+    "first_tree": ["figure", "median", "min", "max", "ratio"],
     "fanout": ["clients", "backend ev/s", "bare ev/s", "backend/bare", "backend/same frames",
                "frames/event"],
     "proof": ["look", "ms", "MB read", "vs re-read"],
