@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from t3tui.model.checkin import CheckIn, CheckInVerdict
 from t3tui.model.facts import OwnFacts, TaskFacts
 from t3tui.model.provider_record import ProtocolLog, ProviderRecord
+
+if TYPE_CHECKING:
+    from t3tui.model.index import Index
 
 
 @dataclass(frozen=True)
@@ -46,3 +50,25 @@ class ThreadContext:
     @property
     def provider_native(self) -> bool:
         return self.task is not None and self.task.origin == "provider_native"
+
+
+def detaches_of(ix: Index, own: OwnFacts) -> tuple[Detach, ...]:
+    """What took `own`'s run sessions from it since it last attached each: detaches other
+    threads recorded on them, and threads sharing them that settled or were archived."""
+    out = []
+    for sid in own.run_session_ids:
+        reattached = own.session_attached_at.get(sid)
+        for by, entries in ix.detaches.get(sid, {}).items():
+            for at, reason in entries:
+                if reattached is not None and at is not None and reattached > at:
+                    continue
+                out.append(Detach(sid, by, ix.own(by).title, at, reason, False))
+        for other in ix.session_threads.get(sid, ()):
+            if other == own.id:
+                continue
+            of = ix.own(other)
+            at = of.settled_at if of.settled else of.archived_at
+            if at is not None and (reattached is None or reattached <= at):
+                reason = "Thread settled." if of.settled else "Thread archived."
+                out.append(Detach(sid, other, of.title, at, reason, True))
+    return tuple(out)

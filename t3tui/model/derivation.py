@@ -276,7 +276,9 @@ class Derivation:
         """Every shown thread in tree order, with counts and ranked findings. Rows whose
         inputs did not change and whose moment has not come are reused, not re-derived."""
         asm = self._settle(now)
-        rows = tuple(self._kept(asm, tid, depth) for tid, depth in asm.tree())
+        entries = self._cache.entries  # (`_kept`'s look, inline: a call per row of a tree)
+        rows = tuple(e.row if (e := entries.get(tid)) is not None and e.serves(now, depth)
+                     else self._kept(asm, tid, depth) for tid, depth in asm.tree())
         counts = dict.fromkeys(STATES, 0)
         for r in rows:
             counts[r.state] += 1

@@ -10,7 +10,7 @@ parts when none of the facts they come from changed. Each row still equals a fre
 from __future__ import annotations
 
 from benchmarks.scaling import loaded
-from benchmarks.world import WorldSpec, build_world
+from benchmarks.world import T0, WorldSpec, build_world
 from t3tui.model import Supervisor, derivation
 from t3tui.model.assemble import Assembler
 from t3tui.model.derivation import Derivation
@@ -257,3 +257,26 @@ def test_a_frame_tells_a_changed_row_without_the_rows_field_tuples(monkeypatch) 
     monkeypatch.setattr(sup, "changed_rows", changed_rows)
     _burst_as_fresh(world, sup, ref)
     assert compared == 0, f"{compared} rows compared field tuple by field tuple in frames"
+
+
+def test_a_full_views_walk_reads_a_threads_kept_facts_not_a_call_per_thread(monkeypatch) -> None:
+    # the view right after a first tree's pass walks every thread: whether it is shown and its
+    # place read the kept facts directly; `visible` and `_order_key` are asked only for what
+    # the kept facts do not answer (a parent's visibility, a task-row placeholder)
+    world = build_world(WorldSpec(threads=300, events=0))
+    sup = Supervisor()
+    sup.apply_shell(world.shell_snapshot)
+    sup.apply_shell({"kind": "synchronized"})
+    sup.changed_rows(T0)
+    asked = calls(monkeypatch, Assembler, "visible", lambda _asm, t: t)
+    keyed = calls(monkeypatch, Assembler, "_order_key", lambda _asm, t: t)
+    view = sup.view(T0)
+    asked, keyed = list(asked), list(keyed)  # (the fresh view below is not this one's work)
+    assert len(view.rows) == 300
+    fresh = Supervisor(incremental=False)
+    fresh.apply_shell(world.shell_snapshot)
+    fresh.apply_shell({"kind": "synchronized"})
+    assert [r.id for r in view.rows] == [r.id for r in fresh.view(T0).rows]
+    top = sum(1 for r in view.rows if r.depth == 0)
+    assert len(asked) <= len(view.rows) - top, "a visible call per top-level thread"
+    assert len(keyed) < top // 10, "an order-key call per top-level thread"
