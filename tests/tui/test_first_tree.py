@@ -3,6 +3,8 @@ the rows it shows are exactly the model's."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import timedelta
 
 from benchmarks.world import T0, WorldSpec, build_world
@@ -164,3 +166,17 @@ async def test_the_source_starts_before_the_screen_is_built() -> None:
         await until(lambda: len(tree.nodes) == 2_000, what="the tree")
         await pilot.pause()
     assert started == [0], "the source started after the screen was composed"
+
+
+def test_building_the_tree_loads_no_emoji_table() -> None:
+    """The tree's (hidden) root label is plain text: read as markup it made every fresh
+    process load rich's table of emoji names (~4 ms) on the way to the first tree."""
+    probe = ("import sys\n"
+             "from t3tui.tui.widgets.thread_tree import ThreadTree\n"
+             "from t3tui.tui.widgets.env_tree import EnvThreadTree\n"
+             "assert 'rich._emoji_codes' not in sys.modules, 'loaded by an import'\n"
+             "ThreadTree(id='tree'); EnvThreadTree(['a', 'b'], id='tree')\n"
+             "print(sorted(m for m in sys.modules if m == 'rich._emoji_codes'))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    assert out.strip() == "[]", out

@@ -61,7 +61,9 @@ class ThreadTree(RowStyled, KeptLinesTree):
             self.thread_id = thread_id
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__("threads", id=id)
+        # a Text, not a str: Tree reads a str label as markup, and that first markup in a
+        # process loads rich's emoji table (~4 ms of every start) for a root never shown
+        super().__init__(Text("threads"), id=id)
         self.show_root = False
         self.auto_expand = False
         self.guide_depth = 3
