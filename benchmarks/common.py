@@ -10,10 +10,13 @@ import os
 import platform
 import statistics
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+from t3tui.client import collector
 
 
 def median(values: Sequence[float]) -> float:
@@ -32,6 +35,18 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator else math.nan
+
+
+@contextmanager
+def as_the_cli() -> Iterator[None]:
+    """The process policy `t3tui` takes at its start (`t3tui.client.collector`), fresh for
+    each client or app measured: a new process freezes its own first tree, not the previous
+    one's."""
+    collector.configure()
+    try:
+        yield
+    finally:
+        collector.reset()
 
 
 def quiet_gc() -> None:

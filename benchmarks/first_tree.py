@@ -17,9 +17,9 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from benchmarks.common import Report, median, ratio, run_cli
+from benchmarks.common import Report, as_the_cli, median, ratio, run_cli
 from benchmarks.procs import ChildServer
-from benchmarks.tui_load import PaintWatch, as_the_cli, decode_times, first_tree
+from benchmarks.tui_load import PaintWatch, decode_times, first_tree
 from benchmarks.world import WorldSpec, build_world, dumps
 
 RUN_TIMEOUT = 240.0

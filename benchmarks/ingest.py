@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from benchmarks.common import Report, median, quiet_gc, ratio, run_cli
+from benchmarks.common import Report, as_the_cli, median, quiet_gc, ratio, run_cli
 from benchmarks.consumers import ClientRun, FloorCount, FrameClientRun, cancel, floor
 from benchmarks.procs import ChildServer
 from benchmarks.world import World, WorldSpec, build_world
@@ -116,7 +116,8 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
                 order = list(VARIANTS) if rep % 2 == 0 else list(reversed(VARIANTS))
                 for name in order:
                     quiet_gc()
-                    result = await VARIANTS[name](servers[n], worlds[n])
+                    with as_the_cli():  # each client as `t3tui` runs it; the floors too
+                        result = await VARIANTS[name](servers[n], worlds[n])
                     samples.setdefault((n, name), []).append(result)
     finally:
         await asyncio.gather(*(s.stop() for s in servers.values()))
@@ -157,6 +158,10 @@ async def measure(sizes: Sequence[tuple[int, int]], events: int, repeats: int) -
         "write, as the t3tui client writes them since the fourth round (the floor writes each "
         "Ack with its own websockets send); @frames/floor+ is the ratio against the least a "
         "client must do once that is known",
+        "every variant runs under the collector policy the t3tui CLI takes at its start "
+        "(t3tui.client.collector: a larger first generation, the heap frozen once every stream "
+        "is first synchronized), taken afresh per run as a new process would (since the "
+        "fourth round; before, the interpreter's defaults)",
         "CPU us/item: this process's CPU time from every stream synchronized to the last Ack, "
         "per burst item (the servers run in another process): unlike items/s, a loaded "
         "machine barely moves it; CPU floor/@frames is the throughput ratio a client that is "

@@ -26,18 +26,25 @@ import math
 import re
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from textual import events
 
-from benchmarks.common import Report, median, percentile, quiet_gc, ratio, run_cli
+from benchmarks.common import (
+    Report,
+    as_the_cli,
+    median,
+    percentile,
+    quiet_gc,
+    ratio,
+    run_cli,
+)
 from benchmarks.procs import ChildServer
 from benchmarks.world import T0, WorldSpec, build_world, dumps
-from t3tui.client import collector
 from t3tui.client.secret import Secret, Target
 from t3tui.model import Supervisor
 from t3tui.protocol.stream import decode_shell_item
@@ -145,17 +152,6 @@ async def until(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
             raise TimeoutError(f"{what}: not within {timeout:g}s")
         await asyncio.sleep(0.01)
     return value
-
-
-@contextmanager
-def as_the_cli() -> Iterator[None]:
-    """The process policy `t3tui` takes at its start, fresh for each app: a new process
-    freezes its own first tree, not the previous app's."""
-    collector.configure()
-    try:
-        yield
-    finally:
-        collector.reset()
 
 
 def new_app(server: ChildServer, offset: list[float]) -> SupervisorApp:
