@@ -17,7 +17,8 @@ API note (read this before calling an action)
 - What it acts on (`targets.py`): `interrupt_choices(view, row, force=)` (the blocking child,
   the run, the forced stop: least destructive first; a runaway gets the forced stop alone),
   `stoppable_run(row)` (the active run, else a runaway's), `blocking_children`, `parent_of`,
-  `stop_targets(view, root_id)` (deepest first, then its runaways for the forced stop).
+  `stop_targets(view, root_id)` (deepest first, then its runaways for the forced stop),
+  `tree_stoppable(view, root_id)` (whether it has any: `I`'s gate and a policy's).
 - The flows are `async def action(port, ..., *, report, clock, timeout, new_id) -> Outcome`:
   `interrupt(port, thread_id, run_id)`, `force_stop(port, thread_id, run_id)`,
   `stop_tree(port, targets, on_step=)`; `settle(port, thread_id)` after
@@ -74,12 +75,13 @@ from t3tui.actions.targets import (
     InterruptChoice,
     StopTarget,
     blocking_children,
+    in_tree_stop,
     interrupt_choices,
     parent_of,
-    runaway_below,
     runaway_run,
     stop_targets,
     stoppable_run,
+    tree_stoppable,
 )
 
 __all__ = [
@@ -104,6 +106,7 @@ __all__ = [
     "checkin",
     "force_stop",
     "forward",
+    "in_tree_stop",
     "interrupt",
     "interrupt_choices",
     "is_busy",
@@ -111,7 +114,6 @@ __all__ = [
     "parent_forwards",
     "parent_of",
     "respond",
-    "runaway_below",
     "runaway_refusal",
     "runaway_run",
     "send_and_confirm",
@@ -122,5 +124,6 @@ __all__ = [
     "stop_targets",
     "stop_tree",
     "stoppable_run",
+    "tree_stoppable",
     "unavailable",
 ]

@@ -21,9 +21,6 @@ NEEDS_ROW = frozenset({"open", "settle", "checkin", "interrupt", "answer", "mess
                        "stop_tree", "forward", "dispose", "acknowledge", "run_interrupt",
                        "force_stop"})
 NEEDS_SERVER = NEEDS_ROW - {"open"}
-# a direct child in one of these states keeps something running below a thread
-BUSY_STATES = frozenset({"running", "waiting", "queued", "creating", "draining", "stuck",
-                         "needs-input", "orphaned"})
 
 
 def unavailable(
@@ -33,14 +30,15 @@ def unavailable(
     connected: bool,
     busy_actions: frozenset[str] = frozenset(),
     parent_forwards: dict[str, datetime | None] | None = None,
-    runaway_below: bool = False,
+    stoppable_below: bool = False,
 ) -> str | None:
     """Why `action` cannot run on `row` now (one short line), or None when it can.
 
     `busy_actions` are action kinds already in flight on this thread (one at a time).
     `parent_forwards`: what the parent's messages already carry (`Supervisor.forwards`), so
-    a result forwarded once is not forwarded again. `runaway_below`: a runaway is in the
-    row's subtree (`targets.runaway_below`), so a tree stop has a forced stop to send.
+    a result forwarded once is not forwarded again. `stoppable_below`: for "stop_tree",
+    `targets.tree_stoppable(view, row.id)`, the predicate the tree stop's own targets are
+    chosen by, so a lit key always has a run to stop and a dim one hides none.
     """
     if action not in NEEDS_ROW:
         return None
@@ -71,8 +69,7 @@ def unavailable(
     elif action == "answer" and row.pending_request is None:
         return "no pending approval or question"
     elif action == "stop_tree":
-        busy_child = any(n for state, n in row.child_counts.items() if state in BUSY_STATES)
-        if not (row.active_run_id or busy_child or runaway_below or runaway_run(row)):
+        if not stoppable_below:
             return "nothing is running in this subtree"
     elif action == "forward":
         return forward_refusal(row) or forwarded_refusal(row, parent_forwards or {})

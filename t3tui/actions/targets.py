@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from t3tui.model import SupervisorView, ThreadRow
 from t3tui.model.findings import RUNAWAY_PROVIDER
-from t3tui.model.forwarding import stop_order
+from t3tui.model.forwarding import stop_order, subtree
 
 FORCE_CONSEQUENCE = ("detaches its provider session, which ends a run whose provider no longer "
                      "answers; other threads sharing that session lose it too")
@@ -42,25 +42,22 @@ def runaway_run(row: ThreadRow) -> str | None:
     return None
 
 
-def runaway_below(view: SupervisorView, root_id: str) -> bool:
-    """Whether a runaway (`runaway_run`) is `root_id` or one of its descendants: a tree stop
-    has its forced stop to send even when no run of the tree is active."""
-    for finding in view.findings:
-        row = view.row(finding.thread_id) if finding.kind == RUNAWAY_PROVIDER else None
-        if row is None or runaway_run(row) is None:
-            continue
-        seen: set[str] = set()
-        while row is not None and row.id not in seen:  # up from the runaway to the top
-            if row.id == root_id:
-                return True
-            seen.add(row.id)
-            row = view.row(row.parent_id) if row.parent_id else None
-    return False
-
-
 def stoppable_run(row: ThreadRow) -> str | None:
     """The run a forced stop of `row` acts on: its active run, else a runaway's run."""
     return row.active_run_id or runaway_run(row)
+
+
+def in_tree_stop(row: ThreadRow) -> bool:
+    """Whether a tree stop acts on `row`: a run to interrupt, or a runaway to force-stop.
+    The one predicate of a tree stop: its targets (`stop_targets`) and whether it has any
+    (`tree_stoppable`: `I`'s gate, a policy's) both read it."""
+    return stoppable_run(row) is not None
+
+
+def tree_stoppable(view: SupervisorView, root_id: str) -> bool:
+    """Whether a tree stop of `root_id` has anything to stop: `stop_targets` is not empty
+    (without building it: the first one found is enough)."""
+    return any(in_tree_stop(row) for _, row in subtree(view, root_id))
 
 
 def _title(row: ThreadRow) -> str:
@@ -160,12 +157,13 @@ class StopTarget:
 
 
 def stop_targets(view: SupervisorView, root_id: str) -> list[StopTarget]:
-    """`root_id` and every descendant with an active run, deepest first (`stop_order`); then
-    every runaway among them (its run ended, its provider runs on), deepest first, for the
-    forced stop. The forced stops come last: by then every run of the tree was interrupted,
+    """`root_id` and every descendant `in_tree_stop`: those with an active run, deepest first
+    (`stop_order`); then every runaway among them (its run ended, its provider runs on),
+    deepest first, for the forced stop. The forced stops come last: by then every run of the tree was interrupted,
     so a provider session a runaway shares with its stopped parent holds no turn of it."""
-    active = [StopTarget(r.id, r.active_run_id or "", _title(r))
-              for r in stop_order(view, root_id)]
-    runaways = [StopTarget(r.id, runaway_run(r) or "", _title(r), runaway=True)
-                for r in stop_order(view, root_id, wanted=lambda r: runaway_run(r) is not None)]
+    rows = stop_order(view, root_id, wanted=in_tree_stop)
+    active = [StopTarget(r.id, r.active_run_id, _title(r)) for r in rows
+              if r.active_run_id is not None]
+    runaways = [StopTarget(r.id, runaway_run(r) or "", _title(r), runaway=True) for r in rows
+                if r.active_run_id is None]
     return active + runaways

@@ -5,7 +5,7 @@ texts; each sends its commands and reads the outcome back from the stream.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 
 from t3tui.model.labels import clock, one_line
@@ -16,12 +16,8 @@ TOLD = frozenset({"delivered", "acknowledged"})
 TERMINAL_TASK = frozenset({"completed", "failed", "cancelled", "interrupted"})
 
 
-def stop_order(view: SupervisorView, root_id: str,
-               wanted: Callable[[ThreadRow], bool] | None = None) -> list[ThreadRow]:
-    """`root_id` and every descendant with an active run (or that `wanted` picks), deepest
-    first (a parent is stopped after its children, so no child is left running under a
-    stopped parent)."""
-    out: list[tuple[int, int, ThreadRow]] = []
+def subtree(view: SupervisorView, root_id: str) -> Iterator[tuple[int, ThreadRow]]:
+    """`root_id` and every descendant shown, each once, with its depth below `root_id`."""
     seen: set[str] = set()
     stack = [(root_id, 0)]
     while stack:
@@ -30,9 +26,17 @@ def stop_order(view: SupervisorView, root_id: str,
         if row is None or tid in seen:
             continue
         seen.add(tid)
-        if (row.active_run_id is not None) if wanted is None else wanted(row):
-            out.append((depth, len(out), row))
+        yield depth, row
         stack.extend((kid, depth + 1) for kid in row.children)
+
+
+def stop_order(view: SupervisorView, root_id: str,
+               wanted: Callable[[ThreadRow], bool] | None = None) -> list[ThreadRow]:
+    """`root_id` and every descendant with an active run (or that `wanted` picks), deepest
+    first (a parent is stopped after its children, so no child is left running under a
+    stopped parent)."""
+    out = [(depth, n, row) for n, (depth, row) in enumerate(subtree(view, root_id))
+           if ((row.active_run_id is not None) if wanted is None else wanted(row))]
     return [row for _, _, row in sorted(out, key=lambda x: (-x[0], x[1]))]
 
 

@@ -131,11 +131,11 @@ async def _one(action: str, port: KeepingPort, thread_id: str, first: ThreadRow,
         return Outcome("unavailable", "the thread is no longer shown")
     dry = not port.send
     name = AVAILABILITY.get(action)
-    # a tree stop has a runaway's forced stop to send even when no run of the tree is active,
-    # as `I` does: its availability is told about the runaways below
-    below = action == "stop-tree" and actions.runaway_below(port.supervisor.view(clock()),
-                                                            thread_id)
-    why = actions.unavailable(name, row, connected=True, runaway_below=below) if name else None
+    # a tree stop applies when it has something to stop (`I`'s gate, the same predicate its
+    # targets are chosen by): a run of the tree, or a runaway's forced stop
+    below = action == "stop-tree" and actions.tree_stoppable(port.supervisor.view(clock()),
+                                                             thread_id)
+    why = actions.unavailable(name, row, connected=True, stoppable_below=below) if name else None
     if why is not None:
         return Outcome("unavailable", why)
     common = {"report": no_report, "clock": clock, "timeout": timeout}

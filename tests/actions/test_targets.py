@@ -13,6 +13,7 @@ from t3tui.actions import (
     parent_of,
     stop_targets,
     stoppable_run,
+    tree_stoppable,
     unavailable,
 )
 from t3tui.model import Finding, SupervisorView
@@ -62,10 +63,14 @@ def test_a_tree_stops_deepest_first_and_only_active_runs(view: SupervisorView) -
 
 
 def test_why_an_action_does_not_apply(view: SupervisorView) -> None:
-    assert unavailable("stop_tree", titled(view, "Scratch"), connected=True) == (
-        "nothing is running in this subtree")
+    def stop_tree(title: str) -> str | None:
+        row = titled(view, title)
+        return unavailable("stop_tree", row, connected=True,
+                           stoppable_below=tree_stoppable(view, row.id))
+
+    assert stop_tree("Scratch") == "nothing is running in this subtree"
     # a settled parent whose child runs on: the tree can still be stopped
-    assert unavailable("stop_tree", titled(view, "Orchestrator"), connected=True) is None
+    assert stop_tree("Orchestrator") is None
     assert unavailable("dispose", titled(view, "Scratch"), connected=True) == (
         "not a delegated child: it has no completion delivery")
     assert unavailable("interrupt", None, connected=True) == "no thread selected"

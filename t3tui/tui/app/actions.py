@@ -66,7 +66,7 @@ class Actions:
         forwards = inputs.forwards if action == "forward" else None
         reason = unavailable(action, row, connected=inputs.connected, busy_actions=inputs.busy,
                              parent_forwards=forwards,
-                             runaway_below=action == "stop_tree" and inputs.runaway_below)
+                             stoppable_below=action == "stop_tree" and inputs.stoppable_below)
         if action == "forward" and reason and row is not None:  # no CLI flag here
             reason = forward_refusal(row, again=FORWARD_AGAIN) or \
                 forwarded_refusal(row, forwards or {}, FORWARD_AGAIN) or reason

@@ -16,9 +16,9 @@ from typing import Any
 
 from textual.css.query import NoMatches
 
-from t3tui.actions import runaway_below
+from t3tui.actions import tree_stoppable
 from t3tui.client.state import Live, Stale, Syncing
-from t3tui.model import ThreadRow
+from t3tui.model import SupervisorView, ThreadRow
 from t3tui.tui.app.keys import ACTIONS
 from t3tui.tui.app.port import AppPort
 
@@ -38,7 +38,24 @@ class GateInputs:
     connected: bool  # its connection can carry an action
     busy: frozenset[str]  # its actions in flight
     forwards: Mapping[str, Any] | None  # its parent's forwards
-    runaway_below: bool  # a runaway is it or below it: a tree stop has a forced stop to send
+    stoppable_below: bool  # a tree stop of it has a run or a runaway to stop
+
+
+class _Stoppable:
+    """`tree_stoppable` of the selected row, walked once per view and row: the inputs are
+    gathered every frame, and an idle subtree of 10,000 threads is a walk of ~10 ms."""
+
+    def __init__(self) -> None:
+        self.key: tuple[SupervisorView, str] | None = None
+        self.answer = False
+
+    def __call__(self, view: SupervisorView, thread_id: str) -> bool:
+        if self.key is None or self.key[0] is not view or self.key[1] != thread_id:
+            self.key, self.answer = (view, thread_id), tree_stoppable(view, thread_id)
+        return self.answer
+
+
+_stoppable = _Stoppable()  # a view is never changed once made: its identity is its content
 
 
 def gate_inputs(app: AppPort) -> GateInputs:
@@ -51,7 +68,7 @@ def gate_inputs(app: AppPort) -> GateInputs:
         busy = frozenset(kind for kind, s in app.statuses.get(row.id, {}).items() if not s.done)
         parent = row.task.parent_thread_id if row.task is not None else None
         forwards = app.source.supervisor.forwards(parent) if parent else None
-        below = app.view is not None and runaway_below(app.view, row.id)
+        below = app.view is not None and _stoppable(app.view, row.id)
     try:
         line_shown = not app.main_screen.query_one("#filter").has_class("-hidden")
     except NoMatches:
@@ -62,7 +79,7 @@ def gate_inputs(app: AppPort) -> GateInputs:
         line_shown=line_shown, filter_active=app.row_filter.active, row=row,
         connected=isinstance(app.conn_of(row.id if row is not None else None),
                              Live | Stale | Syncing),
-        busy=busy, forwards=forwards, runaway_below=below)
+        busy=busy, forwards=forwards, stoppable_below=below)
 
 
 class Gates:
