@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from t3tui.model.assemble import SHAPE_FACTS, Assembler, Parts
+from t3tui.model.assemble import NO_PARTS, SHAPE_FACTS, Assembler, Parts
 from t3tui.model.checkin import CheckIn
 from t3tui.model.deadlines import Collect
 from t3tui.model.detectors.rules import CONTEXT_SOURCES, TASK_ROW, later
@@ -204,7 +204,14 @@ class Derivation:
         if not changed:
             self._cache.store(thread_id, old)
             return old
-        kept = old.parts if old.parts is not None and _PARTS_FROM.isdisjoint(changed) else None
+        kept = None
+        if _PARTS_FROM.isdisjoint(changed):
+            kept = old.parts
+            if kept is None and not own.tasks and not own.run_session_ids \
+                    and thread_id not in self._ix.children:
+                # a big pass (a first tree) kept no parts; a leaf with no task row and no
+                # session had none (`Assembler.context`), and a patch moved none of that
+                kept = NO_PARTS
         # (the rules a progress time moving later quiets are not run again: the kept row
         # found nothing, and their old moments stay in `until`)
         plan = later(facts_before, own, changed) if facts_before is not None else changed

@@ -9,6 +9,8 @@ parts when none of the facts they come from changed. Each row still equals a fre
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.scaling import loaded
 from benchmarks.world import T0, WorldSpec, build_world
 from t3tui.model import Supervisor, derivation
@@ -97,11 +99,18 @@ def test_a_patch_reuses_the_context_parts_nothing_it_changed_built(monkeypatch) 
     assert reused > 2 * built, (reused, built)
 
 
-def test_a_patch_that_moved_only_shown_facts_runs_no_rule_and_no_state(monkeypatch) -> None:
+# a tree whose first pass keeps no context parts with its rows (`derivation._KEEP_PARTS`)
+_BIG = derivation._KEEP_PARTS + 200
+
+
+@pytest.mark.parametrize("threads", [120, _BIG])
+def test_a_patch_that_moved_only_shown_facts_runs_no_rule_and_no_state(monkeypatch,
+                                                                        threads) -> None:
     """An idle thread whose preview and shell time moved (most of a burst's patches): no rule
     its plan holds and nothing its state is derived from read them, so the patch builds no
-    context and derives no state; it only takes the new fields."""
-    world, sup, ref = _pair()
+    context and derives no state; it only takes the new fields. Also in a tree whose first
+    pass kept no context parts with its rows: an idle leaf's are known without them."""
+    world, sup, ref = _pair(threads)
     quiet = {"latest_message", "shell_updated_at"}
     patching: list[tuple[str, bool]] = []
     real_patch, real_derived = Assembler.patch_row, Assembler.derived
