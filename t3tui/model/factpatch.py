@@ -93,6 +93,25 @@ def shell_facts(old: OwnFacts, rec: Record) -> OwnFacts:
                     latest_message=preview(shell, rec.proj))
 
 
+@moves("shell_updated_at")
+def shell_time_facts(old: OwnFacts, rec: Record) -> OwnFacts:
+    """The facts after a `shell_patchable` update whose title and latest message are as they
+    were (an idle thread's `updatedAt` moved): the shell update time alone."""
+    return replaced(old, shell_updated_at=ts(rec.shell.get("updatedAt")))
+
+
+def shell_patch(old: dict[str, Any] | None, new: dict[str, Any]) -> Patch | None:
+    """The patch of the facts a shell row `new` replacing `old` needs (None: they are rebuilt
+    when read): most updates of a big tree move only the row's time, and a preview built
+    again for them was most of their patch."""
+    if old is None or not shell_patchable(old, new):
+        return None
+    if old.get("title") == new.get("title") \
+            and old.get("latestVisibleMessage") == new.get("latestVisibleMessage"):
+        return shell_time_facts
+    return shell_facts
+
+
 def changed_fields(old: OwnFacts, new: OwnFacts,
                    names: tuple[str, ...] | None = None) -> list[str]:
     """The names of the facts that differ (a patch shares most values with the old facts:
@@ -153,5 +172,5 @@ PARENT_READ = frozenset({"run", "thread", "request"})
 
 
 __all__ = ["EVENT_PATCHES", "PARENT_READ", "SHELL_READ", "changed_fields", "message_facts", "moved_names",
-           "moves", "progress_facts", "replaced", "run_facts", "shell_facts", "shell_patchable",
-           "subagent_facts", "turn_facts"]
+           "moves", "progress_facts", "replaced", "run_facts", "shell_facts", "shell_patch",
+           "shell_patchable", "shell_time_facts", "subagent_facts", "turn_facts"]

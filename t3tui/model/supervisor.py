@@ -10,7 +10,7 @@ from t3tui.model.changes import Change, changes
 from t3tui.model.checkin import CheckIn, CheckInVerdict, checkin_verdict, is_answer
 from t3tui.model.config import DetectorConfig
 from t3tui.model.derivation import Derivation
-from t3tui.model.factpatch import EVENT_PATCHES, PARENT_READ, shell_facts, shell_patchable
+from t3tui.model.factpatch import EVENT_PATCHES, PARENT_READ, shell_patch
 from t3tui.model.index import Record, TreeIndex
 from t3tui.model.interest import Activity, families, watch_window_s
 from t3tui.model.projection import Projection, apply_event, check_event, from_snapshot
@@ -101,7 +101,7 @@ class Supervisor(Derivation):
     def _set_shell(self, thread_id: str, row: dict[str, Any], location: str) -> None:
         rec = self._ix.record(thread_id)
         before = rec.shell
-        patch = shell_facts if rec.location == location and shell_patchable(before, row) else None
+        patch = shell_patch(before, row) if rec.location == location else None
         rec.shell, rec.location = row, location
         self._ix.relink(thread_id)
         # of a row that moved only what `shell_facts` patches, children read only the title

@@ -312,3 +312,25 @@ def test_facts_behind_by_several_events_apply_no_patch_another_one_covers() -> N
     covered = [g for g in groups
                if any(a != b and moves[a] <= moves[b] for a in g for b in g)]
     assert not covered, f"{len(covered)} of {len(groups)} reads applied a covered patch: {covered[:5]}"
+
+
+def test_a_shell_update_that_moved_only_its_time_patches_that_fact_alone() -> None:
+    """An idle thread's shell update that moved its `updatedAt` (and keys no fact reads), its
+    title and latest message as they were (most shell updates of a big tree): its facts take
+    the new time alone, no preview built again; they equal facts rebuilt."""
+    world = build_world(WorldSpec(threads=120, events=400))
+    sup = loaded(world)
+    standalone = set(world.standalone)
+    previews: list[tuple] = []
+    real = factpatch.preview
+    updates = 0
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(factpatch, "preview", lambda *a: previews.append(a) or real(*a))
+        for stream, item in world.burst:
+            if stream is None and item["thread"]["id"] in standalone:
+                sup.apply_shell(item)
+                sup._ix.own(item["thread"]["id"])  # the patch applied now
+                updates += 1
+    assert updates > 10, updates
+    assert not previews, f"{len(previews)} previews built for {updates} time-only updates"
+    _facts_match_a_rebuild(sup, "after the updates")
