@@ -21,7 +21,7 @@ API note (read this before calling an action)
   `tree_stoppable(view, root_id)` (whether it has any: `I`'s gate and a policy's).
 - The flows are `async def action(port, ..., *, report, clock, timeout, new_id) -> Outcome`:
   `interrupt(port, thread_id, run_id)`, `force_stop(port, thread_id, run_id)`,
-  `stop_tree(port, targets, on_step=)`; `settle(port, thread_id)` after
+  `stop_tree(port, targets, root=, on_step=)`; `settle(port, thread_id)` after
   `check_settle(port, view, thread_id)` (the unsettled children, and those sharing a provider
   session the settle would detach), `settle_children_first(port, thread_id, children)`;
   `settle_delivery(port, child_row, "dispose" | "acknowledge")`; `send_message(port,

@@ -4,8 +4,9 @@ Levels of delegation.md §9.1: `interrupt` sends `run.interrupt` (of the row's r
 a hung wait is blocked on, or of the parent: `targets.py` chooses); `force_stop` detaches the
 thread's provider sessions (level 3, for a run whose interrupt did not land, or a runaway
 provider: its run ended interrupted, its turn runs on, T3 #5587); `stop_tree`
-interrupts a subtree deepest first. Every accepted interrupt is recorded with
-`record_interrupt`, so a stop of ours that never lands is flagged.
+interrupts a subtree deepest first, then the runs its stopped children's results start
+(`restarts.py`). Every accepted interrupt is recorded with `record_interrupt`, so a stop of
+ours that never lands is flagged.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Literal
 
 from t3tui.actions.outcome import Outcome, send_and_confirm
 from t3tui.actions.port import Clock, IdFactory, Port, Report
+from t3tui.actions.restarts import stop_restarts
 from t3tui.actions.targets import StopTarget, runaway_run
 from t3tui.client.errors import ClientError, describe
 from t3tui.client.outcome import Accepted, Rejected, new_command_id
@@ -137,14 +139,16 @@ class StopStep:
         return self.kind in ("ended_before", "stopped", "ended", "forced")
 
 
-async def stop_tree(port: Port, targets: list[StopTarget], *, report: Report, clock: Clock,
-                    timeout: float, new_id: IdFactory = new_command_id,
+async def stop_tree(port: Port, targets: list[StopTarget], *, root: str, report: Report,
+                    clock: Clock, timeout: float, new_id: IdFactory = new_command_id,
                     on_step: Callable[[StopStep], None] | None = None,
                     reason: str = INTERRUPT_REASON) -> Outcome:
-    """Interrupt each target in order (deepest first: `targets.stop_targets`), each confirmed
-    from the stream before the next, then force-stop each runaway target (`_stop_runaway`);
-    `on_step` hears each target's end, the last report sums up what stopped and what did not.
-    `value`: the `StopStep`s. An unknown outcome stops the walk (the socket is gone)."""
+    """Interrupt each target in order (deepest first: `targets.stop_targets(view, root)`), each
+    confirmed from the stream before the next, then force-stop each runaway target
+    (`_stop_runaway`); then, for `timeout` seconds at most, stop each run of the tree that the
+    stopped children's results start (`restarts.stop_restarts`: a parent woken after the walk
+    passed it). `on_step` hears each target's end, the last report sums up what stopped and
+    what did not. `value`: the `StopStep`s. An unknown outcome stops it (the socket is gone)."""
     steps: list[StopStep] = []
 
     def step(s: StopStep) -> None:
@@ -171,45 +175,81 @@ async def stop_tree(port: Port, targets: list[StopTarget], *, report: Report, cl
             # its run ended and a new one began since it was chosen (a parent that the
             # stopped children's results started again): that run is what runs in the tree
             target = replace(target, run_id=row.active_run_id)
-        command = RunInterrupt(command_id=new_id(), thread_id=target.thread_id,
-                               run_id=target.run_id, reason=reason)
-        try:
-            answer = await port.dispatch(command, timeout)
-        except ClientError as exc:
-            return _lost(steps, targets, target, str(exc) or describe(exc), report)
-        if isinstance(answer, Accepted):
-            port.supervisor.record_interrupt(target.thread_id, target.run_id, clock())
-        elif not isinstance(answer, Rejected):
-            return _lost(steps, targets, target, answer.reason, report)
+        done = await _stop_run(port, target, clock=clock, timeout=timeout, new_id=new_id,
+                               reason=reason)
+        if isinstance(done, str):
+            return _lost(steps, targets, target, done, report)
+        step(done)
 
-        def ended(t: StopTarget = target) -> ThreadRow | bool | None:
-            now_row = port.supervisor.row(t.thread_id, clock())
-            if now_row is None:
-                return True
-            return now_row if now_row.active_run_id != t.run_id else None
+    async def again(target: StopTarget) -> str | None:
+        report("pending", f"{target.title} started again on its stopped children's results "
+                          f"(run {target.run_id}): stopping it…")
+        done = await _stop_run(port, target, clock=clock, timeout=timeout, new_id=new_id,
+                               reason=reason)
+        if isinstance(done, str):
+            return f"{target.title}: {done}"
+        step(done)
+        return None
 
-        wait = timeout if isinstance(answer, Accepted) else min(timeout, REFUSED_WAIT_S)
-        shown = await port.wait_until(ended, wait)
-        seen = shown if isinstance(shown, ThreadRow) else None
-        if isinstance(answer, Accepted):
-            step(StopStep(target, "stopped" if shown else "not_stopped", seen))
-        elif shown:
-            step(StopStep(target, "ended", seen))
-        else:
-            step(StopStep(target, "refused", None, answer.message, answer.detail))
-    stopped = [s.target.title + (" (forced stop: its provider ran on)" if s.kind == "forced"
-                                 else "") for s in steps if s.stopped]
-    missed = [f"{s.target.title} ({_why(s, timeout)})" for s in steps if not s.stopped]
-    summary = f"stopped {len(stopped)} of {len(targets)}"
+    unsettled = await stop_restarts(port, root, [s.target for s in steps if s.stopped],
+                                    clock=clock, window=timeout, stop=again)
+    if isinstance(unsettled, str):
+        return _lost(steps, targets, None, unsettled, report)
+    total = len(targets) + sum(1 for s in steps if s.target.restarted)
+    stopped = [_named(s) for s in steps if s.stopped]
+    missed = [f"{_named(s)} ({_why(s, timeout)})" for s in steps if not s.stopped]
+    summary = f"stopped {len(stopped)} of {total}"
+    late = "".join(f"; the result of {child} had not reached {parent} after {timeout:g}s: "
+                   f"it may start {parent} again" for child, parent in unsettled)
     if missed:
         text = (f"{summary}; still running: {'; '.join(missed)}. A stop that does not land "
-                "needs a forced stop of that thread")
+                f"needs a forced stop of that thread{late}")
         report("failed", text)
-        return Outcome("not_confirmed", text, command="run.interrupt",
-                       value=steps)
-    text = f"{summary}: {', '.join(stopped)}"
+        return Outcome("not_confirmed", text, command="run.interrupt", value=steps,
+                       extra={"unsettled": unsettled})
+    text = f"{summary}: {', '.join(stopped)}{late}"
     report("ok", text)
-    return Outcome("ok", text, value=steps)
+    return Outcome("ok", text, value=steps, extra={"unsettled": unsettled})
+
+
+async def _stop_run(port: Port, target: StopTarget, *, clock: Clock, timeout: float,
+                    new_id: IdFactory, reason: str) -> StopStep | str:
+    """`run.interrupt` of one target's run, confirmed from the stream: its step, or why the
+    outcome is unknown (the socket is gone)."""
+    command = RunInterrupt(command_id=new_id(), thread_id=target.thread_id,
+                           run_id=target.run_id, reason=reason)
+    try:
+        answer = await port.dispatch(command, timeout)
+    except ClientError as exc:
+        return str(exc) or describe(exc)
+    if isinstance(answer, Accepted):
+        port.supervisor.record_interrupt(target.thread_id, target.run_id, clock())
+    elif not isinstance(answer, Rejected):
+        return answer.reason
+
+    def ended() -> ThreadRow | bool | None:
+        now_row = port.supervisor.row(target.thread_id, clock())
+        if now_row is None:
+            return True
+        return now_row if now_row.active_run_id != target.run_id else None
+
+    wait = timeout if isinstance(answer, Accepted) else min(timeout, REFUSED_WAIT_S)
+    shown = await port.wait_until(ended, wait)
+    seen = shown if isinstance(shown, ThreadRow) else None
+    if isinstance(answer, Accepted):
+        return StopStep(target, "stopped" if shown else "not_stopped", seen)
+    if shown:
+        return StopStep(target, "ended", seen)
+    return StopStep(target, "refused", None, answer.message, answer.detail)
+
+
+def _named(step: StopStep) -> str:
+    if step.kind == "forced":
+        return f"{step.target.title} (forced stop: its provider ran on)"
+    if step.target.restarted:
+        return (f"{step.target.title} (started again on its stopped children's results: "
+                f"run {step.target.run_id})")
+    return step.target.title
 
 
 def _why(step: StopStep, timeout: float) -> str:
@@ -269,9 +309,10 @@ def _still_running(port: Port, target: StopTarget, targets: list[StopTarget],
     return [r for r in rows if r is not None and r.active_run_id is not None]
 
 
-def _lost(steps: list[StopStep], targets: list[StopTarget], at: StopTarget, reason: str,
+def _lost(steps: list[StopStep], targets: list[StopTarget], at: StopTarget | None, reason: str,
           report: Report) -> Outcome:
     done = sum(1 for s in steps if s.stopped)
-    text = f"outcome unknown at {at.title}: {reason}; stopped {done} of {len(targets)}"
+    where = f" at {at.title}" if at is not None else ""
+    text = f"outcome unknown{where}: {reason}; stopped {done} of {len(targets)}"
     report("unknown", text)
     return Outcome("unknown", text, message=reason, command="run.interrupt", value=steps)

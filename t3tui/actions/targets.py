@@ -148,12 +148,14 @@ def parent_of(view: SupervisorView, row: ThreadRow) -> ThreadRow | None:
 class StopTarget:
     """One run of a tree stop: the thread, the run, and its title for the summary.
     `runaway`: the run already ended and its provider runs on (T3 #5587): the forced stop
-    ends it, not an interrupt."""
+    ends it, not an interrupt. `restarted`: not chosen, but a run the stopped children's
+    results started after the walk passed its thread (`restarts.stop_restarts`)."""
 
     thread_id: str
     run_id: str
     title: str
     runaway: bool = False
+    restarted: bool = False
 
 
 def stop_targets(view: SupervisorView, root_id: str) -> list[StopTarget]:

@@ -163,11 +163,15 @@ async def interrupt_tree(on: OnThread, out: Console, args: argparse.Namespace) -
     def shown(step: StopStep) -> None:
         out.print(step_line(on.view, step, args.timeout))
 
-    outcome = await actions.stop_tree(on.port, targets, report=no_report, clock=common.now,
-                                      timeout=args.timeout, on_step=shown)
+    outcome = await actions.stop_tree(on.port, targets, root=on.row.id, report=no_report,
+                                      clock=common.now, timeout=args.timeout, on_step=shown)
     common.answered(outcome, out)  # an unknown outcome stops here (exit 2)
     not_stopped = [s.target.thread_id for s in outcome.value if not s.stopped]
-    head = Text(f"stopped {len(targets) - len(not_stopped)} of {len(targets)}", style="bold")
+    total = len(outcome.value)  # the targets, and the runs their results started again
+    head = Text(f"stopped {total - len(not_stopped)} of {total}", style="bold")
+    for child, parent in outcome.extra.get("unsettled", ()):
+        head.append(f"\nthe result of {child} had not reached {parent} after "
+                    f"{args.timeout:g}s: it may start {parent} again", style="yellow")
     if not_stopped:
         view = on.supervisor.view(common.now())
         rows = [r for r in (view.row(i) for i in not_stopped) if r is not None]
@@ -185,15 +189,18 @@ def step_line(view: SupervisorView, step: StopStep, timeout: float) -> Text:
     target = step.target
     title = title_of(view.row(target.thread_id), target.thread_id)
     run_id, status = target.run_id, (step.row.run_status if step.row else None) or "ended"
+    if step.row is not None and step.row.active_run_id not in (None, run_id):
+        status = "ended"  # the row's status is of the run that began since (a woken parent)
     if step.kind == "ended_before":
         return Text("  ended        ", style="green").append(title).append(
             f"  run {run_id} ended on its own before its turn", style="dim")
     if step.kind == "ended":
         return Text("  ended        ", style="green").append(title).append(
             f"  run {run_id} {status} on its own", style="dim")
+    again = " (started again on its stopped children's results)" if target.restarted else ""
     if step.kind == "stopped":
         return Text("  stopped      ", style="green").append(title).append(
-            f"  run {run_id} {status}", style="dim")
+            f"  run {run_id} {status}{again}", style="dim")
     if step.kind == "forced":
         return Text("  forced       ", style="green").append(title).append(
             f"  its provider ran on after run {run_id}: its session detached, its turn "

@@ -191,6 +191,10 @@ class Combined:
         supervisor, raw = self._of(thread_id)
         return supervisor.forwards(raw)
 
+    def woken_runs(self, thread_id: str) -> dict[str, frozenset[str]]:
+        supervisor, raw = self._of(thread_id)
+        return supervisor.woken_runs(raw)
+
     def record_interrupt(self, thread_id: str, run_id: str, at: datetime) -> None:
         supervisor, raw = self._of(thread_id)
         supervisor.record_interrupt(raw, run_id, at)

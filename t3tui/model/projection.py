@@ -108,6 +108,28 @@ class Projection:
     def latest_run(self) -> dict[str, Any] | None:
         return max(self.runs.values(), key=lambda r: r.get("ordinal") or 0) if self.runs else None
 
+    def wake_tasks(self, run_id: str) -> frozenset[str] | None:
+        """The tasks whose completion wake started `run_id` (its message's
+        `delegatedCompletion.taskIds`; empty: something else started it), or None while the
+        stream has not shown the run and its message."""
+        run = self.runs.get(run_id)
+        message = self.messages.get(str(run.get("userMessageId"))) if run else None
+        if message is None:
+            return None
+        ids = obj(message.get("delegatedCompletion")).get("taskIds")
+        return frozenset(t for t in ids if isinstance(t, str)) if isinstance(ids, list) \
+            else frozenset()
+
+    def woken_runs(self) -> dict[str, frozenset[str]]:
+        """Run id -> its wake's tasks, for each run under way (not queued) that a completion
+        wake started, as far as the stream has shown its message."""
+        out = {}
+        for run_id, run in self.runs.items():
+            status = run.get("status")
+            if status in ACTIVE_RUN and status != "queued" and (tasks := self.wake_tasks(run_id)):
+                out[run_id] = tasks
+        return out
+
     def pending_request(self) -> dict[str, Any] | None:
         pending = [r for r in self.runtime_requests.values() if r.get("status") == "pending"]
         return min(pending, key=lambda r: ts_key(r.get("createdAt"))) if pending else None

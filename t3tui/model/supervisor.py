@@ -365,6 +365,12 @@ class Supervisor(Derivation):
         rec = self._ix.records.get(thread_id)
         return dict(rec.proj.forwards) if rec and rec.proj else {}
 
+    def woken_runs(self, thread_id: str) -> dict[str, frozenset[str]]:
+        """The thread's runs under way that a completion wake started, each with the tasks it
+        names (`Projection.woken_runs`; the thread's stream, ahead of the shell's row)."""
+        rec = self._ix.records.get(thread_id)
+        return rec.proj.woken_runs() if rec and rec.proj else {}
+
     # -- interrupts this client sent --
 
     def record_interrupt(self, thread_id: str, run_id: str, at: datetime) -> None:

@@ -60,6 +60,9 @@ class _Rows:
     def forwards(self, thread_id: str) -> dict[str, datetime | None]:
         return dict(self._rows.forwards(thread_id))
 
+    def woken_runs(self, thread_id: str) -> dict[str, frozenset[str]]:
+        return dict(self._rows.woken_runs(thread_id))
+
     def record_interrupt(self, thread_id: str, run_id: str, at: datetime) -> None:
         return None
 
@@ -152,7 +155,7 @@ async def _one(action: str, port: KeepingPort, thread_id: str, first: ThreadRow,
                 flow = actions.force_stop if target.runaway else actions.interrupt
                 await flow(port, target.thread_id, target.run_id, reason=reason, **common)
             return Outcome("not_confirmed", f"would stop {len(targets)} run(s)")
-        return await actions.stop_tree(port, targets, reason=reason, **common)
+        return await actions.stop_tree(port, targets, root=thread_id, reason=reason, **common)
     if action == "forward":
         text = _forward_text(row, unheard) or _forward_text(first, unheard)
         if text is None:

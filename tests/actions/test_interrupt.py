@@ -92,7 +92,8 @@ async def test_stop_tree_stops_the_blocking_child_before_its_parent() -> None:
         targets = actions.stop_targets(view, parent)
         assert [t.thread_id for t in targets] == [child, parent]
         steps: list[actions.StopStep] = []
-        outcome = await actions.stop_tree(port, targets, report=actions.no_report, clock=now,
+        outcome = await actions.stop_tree(port, targets, root=parent, report=actions.no_report,
+                                          clock=now,
                                           timeout=15, on_step=steps.append)
         assert outcome.kind == "ok", outcome
         assert outcome.value == steps and [s.target.thread_id for s in steps] == [child, parent]
@@ -115,7 +116,8 @@ async def test_a_tree_stop_stops_the_run_a_target_went_on_in_since_it_was_chosen
         [target] = actions.stop_targets(port.supervisor.view(now()), thread)
         chosen = replace(target, run_id="run-ended-since")  # the run the dialog listed
         steps: list[actions.StopStep] = []
-        outcome = await actions.stop_tree(port, [chosen], report=actions.no_report, clock=now,
+        outcome = await actions.stop_tree(port, [chosen], root=thread, report=actions.no_report,
+                                          clock=now,
                                           timeout=15, on_step=steps.append)
         assert [s.kind for s in steps] == ["stopped"], steps
         assert steps[0].target.run_id == run  # the run it was still going on in

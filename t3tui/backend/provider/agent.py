@@ -41,6 +41,7 @@ class TurnContext:
     ask: Callable[[dict[str, Any]], Awaitable[str]]
     env: dict[str, str] = field(default_factory=dict)
     tool_timeout: float | None = None  # the agent client's own ceiling on one MCP tool call
+    wake_reaction: str | None = None  # what it does once woken and its results are read
     steered: asyncio.Queue[str] = field(default_factory=asyncio.Queue)
     _counter: int = 0
     replies: list[str] = field(default_factory=list)
@@ -71,6 +72,8 @@ async def _perform_text(ctx: TurnContext, text: str) -> None:
                 await _delegate(ctx, calls)
             case ins.ReadTasks(task_ids=task_ids):
                 await _read_tasks(ctx, task_ids)
+                if ctx.wake_reaction and not ins.is_wake(ctx.wake_reaction):
+                    await _perform_text(ctx, ctx.wake_reaction)
             case ins.Hang():
                 ctx.log("turn.hanging")
                 await asyncio.Event().wait()

@@ -38,6 +38,9 @@ class ProviderInstanceConfig:
     # the agent client's own ceiling on one MCP tool call (None: none): a delegate_task wait that
     # outlives it dies with "fetch failed" and no taskId, and the agent delegates again (#11168)
     tool_timeout_ms: int | None = None
+    # what a woken agent does once it has read its tasks' results (instructions, as in a
+    # message; None: nothing more): "Hang" is an orchestrator that goes on working on them
+    wake_reaction: str | None = None
 
     def __post_init__(self) -> None:
         if self.tool_dispatch not in TOOL_DISPATCH_POLICIES:
@@ -68,6 +71,7 @@ class ProviderInstanceConfig:
             interrupt_delay_ms=data.get("interruptDelayMs", 0),
             end_run_on_interrupt=bool(data.get("endRunOnInterrupt", False)),
             tool_timeout_ms=data.get("toolTimeoutMs"),
+            wake_reaction=data.get("wakeReaction"),
         )
 
     @property

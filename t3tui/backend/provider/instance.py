@@ -171,6 +171,7 @@ class ScriptedProvider:
             env=env,
             tool_timeout=(self.config.tool_timeout_ms / 1000
                           if self.config.tool_timeout_ms is not None else None),
+            wake_reaction=self.config.wake_reaction,
         )
         turn = _Turn(ref, session_id, native, ctx)
         self._turns[ref] = turn

@@ -10,7 +10,7 @@ A turn's user message is read left to right. Recognised statements, case-insensi
 - ``Hang``: never finish the turn on its own (until interrupted).
 - ``Fail with X``: end the turn as failed with message X.
 - A completion wake ("Delegated task(s) ... reached a terminal state ... taskId ...") reads each
-  task with `task_status`.
+  task with `task_status`, then follows the provider's `wakeReaction`, if any.
 
 Anything else is ignored, so prose around the statements is harmless.
 """
@@ -99,9 +99,14 @@ def _sentence(text: str) -> str:
     return (text[: match.start()] if match else text).strip()
 
 
+def is_wake(message: str) -> bool:
+    """A completion wake: the agent reads the tasks it names."""
+    return _WAKE.search(message.strip()) is not None
+
+
 def parse(message: str) -> list[Step]:
     """Turn a user message into the steps the scripted agent will perform."""
-    if _WAKE.search(message.strip()):
+    if is_wake(message):
         ids = tuple(dict.fromkeys(m.rstrip(".") for m in _TASK_ID.findall(message)))
         return [ReadTasks(ids)]
     steps: list[Step] = []

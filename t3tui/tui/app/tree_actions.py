@@ -39,7 +39,8 @@ class TreeActions:
             for target in runs:
                 body.append(f"\n• {target.title}", style="bold").append(f"  run {target.run_id}")
             body.append("\n\nTheir work is lost; a stopped parent's children that are not "
-                        "stopped here would never report to it.")
+                        "stopped here would never report to it. A parent here that the "
+                        "stopped children's results start again is stopped too, and said so.")
         if runaways:
             body.append("\n\nThen force-stops" if runs else "Force-stops")
             body.append(" each runaway (its run ended, its provider runs on), unless a thread "
@@ -56,7 +57,7 @@ class TreeActions:
             for target in targets:  # each run it stops is the user's act, for the policies
                 self.app.policies.acted_on(target.thread_id, self.app.clock())
             self.app.actions.start_flow(row.id, "stop_tree", lambda report: actions.stop_tree(
-                self.app.source, targets, report=report, clock=self.app.clock,
+                self.app.source, targets, root=row.id, report=report, clock=self.app.clock,
                 timeout=self.app.actions.timeout(), new_id=self.app.new_id))
 
         self.app.push_screen(ConfirmScreen(
