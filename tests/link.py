@@ -2,7 +2,10 @@
 laptop's network is across a suspend (the socket dead, no new one until the network is back).
 
 `Link(port)` listens on 127.0.0.1:0 and relays every connection to `port`; `cut()` drops every
-relayed connection and refuses new ones (closed at once) until `mend()`."""
+relayed connection and refuses new ones (closed at once) until `mend()`. `hold()` stops
+forwarding without closing anything (a peer gone without a FIN: a pulled cable, a suspended
+server, a NAT that forgot the flow): both ends keep an open socket and hear nothing, until
+`release()` (or a `cut()`)."""
 
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ class Link:
         self.port = 0
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
+        self._flowing = asyncio.Event()
+        self._flowing.set()
 
     @property
     def url(self) -> str:
@@ -28,6 +33,14 @@ class Link:
         for writer in list(self._writers):
             writer.transport.abort()
         self._writers.clear()
+        self._flowing.set()  # a held relay finds its sockets gone and ends
+
+    def hold(self) -> None:
+        """Forward nothing more either way, closing nothing: what was read stays unsent."""
+        self._flowing.clear()
+
+    def release(self) -> None:
+        self._flowing.set()
 
     def mend(self) -> None:
         self.up = True
@@ -46,6 +59,7 @@ class Link:
         async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
             with contextlib.suppress(OSError, ConnectionError):
                 while data := await src.read(65536):
+                    await self._flowing.wait()
                     dst.write(data)
                     await dst.drain()
             dst.transport.abort()

@@ -47,9 +47,18 @@ log = logging.getLogger(__name__)
 # up, a loaded machine) was applied back to back while keys and paints waited behind it all.
 READ_SLICE_S = 0.005
 # A ping round that took this many intervals was the loop's own lateness, not the server's
-# silence: its Ping is judged a round later (a stall of seconds on a loaded machine, a
-# server on the same loop answering only after it).
+# silence (a stall of seconds on a loaded machine, a server on the same loop answering only
+# after it): a Pong missing then is not yet a dead socket.
 LATE = 1.5
+# A Ping out and nothing at all from the server (no Pong, no other frame) for this many late
+# rounds in a row is a dead socket, however late the loop runs. A frame is read at most two
+# rounds after it reached this machine (the loop reads the socket at its next turn, the read
+# loop takes the frame at the one after, and every round holds a turn), so at the third round
+# the server was silent for the whole first one: at least an interval after the Ping.
+# The bound: the socket is declared dead at most three rounds after the Ping, a round being
+# the interval plus the loop's lateness in it; with the default 5 s, on a loop late by up to
+# an interval every round, 30 s. On a loop that keeps time: the next round, 5 s.
+SILENT_ROUNDS = 3
 
 ChunkHandler = Callable[[list[Any]], None]
 
@@ -106,6 +115,7 @@ class Connection:
         self._ack_writer = AckWriter(ws, tap.sent if tap is not None else None)
         self._streams: dict[str, StreamHandle] = {}
         self._awaiting_pong = False
+        self._heard = False  # a frame came since the ping loop last looked: the socket lives
         self._tasks: list[asyncio.Task[None]] = []
         self.closed: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
@@ -188,6 +198,7 @@ class Connection:
         worked = 0.0  # seconds spent on messages since the loop was last let in
         try:
             async for text in self._ws:
+                self._heard = True
                 if worked > READ_SLICE_S:
                     worked = 0.0
                     await asyncio.sleep(0)  # one message at a time still, in order
@@ -267,25 +278,41 @@ class Connection:
 
     async def _ping_loop(self) -> None:
         loop = asyncio.get_running_loop()
+        interval = self._ping_interval
+        silent = 0  # rounds in a row with a Ping out and nothing at all from the server
+        quiet_since = 0.0  # when the first of them began
         while not self.closed.done():
             before = loop.time()
-            await asyncio.sleep(self._ping_interval)
+            await asyncio.sleep(interval)
             elapsed = loop.time() - before
-            if paused_for(self._ping_interval, elapsed):
+            heard, self._heard = self._heard, False
+            if not self._awaiting_pong:
+                silent = 0
+            else:
+                # Judged by what came, not by the schedule: any frame shows the socket alive
+                # (the Pong may be behind a burst, or behind a loop that was late reading).
+                silent = 0 if heard else silent + 1
+                if silent == 1:
+                    quiet_since = before
+                late = elapsed > interval * LATE
+                if silent and not late:  # the loop kept time, and the server was silent
+                    self.abort(f"no Pong within {interval:g}s: socket declared dead")
+                    return
+                if silent >= SILENT_ROUNDS:  # late every round, and silent all along
+                    quiet = loop.time() - quiet_since
+                    self.abort(f"no Pong, nothing at all from the server for {quiet:.1f}s "
+                               f"({silent} ping rounds, each one late): socket declared dead")
+                    return
+                if not paused_for(interval, elapsed):
+                    # the server was heard, or the round was late: the Pong may be unread in
+                    # the socket, or from a server on this loop not even sent yet. Judged after
+                    # a round the loop kept time in, or once SILENT_ROUNDS brought nothing.
+                    continue
                 # this process was paused (a suspend): the Pong may be unread in the socket,
                 # so the Ping in flight is not judged; a new one asks at once
-                self._awaiting_pong = False
-            elif self._awaiting_pong and elapsed > self._ping_interval * LATE:
-                # the loop itself was late (busy, or starved on a loaded machine): the Pong
-                # may be unread in the socket, or from a server on this loop not even sent
-                # yet. The Ping is judged after a round in which the loop kept time.
-                continue
-            if self._awaiting_pong:
-                self.abort(f"no Pong within {self._ping_interval:g}s: socket declared dead")
-                return
             self._awaiting_pong = True
             try:
-                async with asyncio.timeout(self._ping_interval):
+                async with asyncio.timeout(interval):
                     await self._send(Ping())
             except (ConnectionLost, TimeoutError):
                 self.abort("could not send Ping: socket declared dead")

@@ -9,6 +9,7 @@ import time
 
 import pytest
 
+from t3tui.backend.testing import wait_until
 from t3tui.client import acks, connection
 from t3tui.client.connection import READ_SLICE_S
 from t3tui.client.errors import ConnectionLost, RpcFailure
@@ -104,6 +105,41 @@ async def test_a_missing_pong_declares_the_socket_dead() -> None:
         with pytest.raises(ConnectionLost):
             await call
     assert pings == 1  # one unanswered ping, then the verdict at the next one
+
+
+async def test_a_pong_behind_a_long_burst_is_not_a_dead_socket() -> None:
+    """A server busy with a long burst answers a Ping only after it: frames coming all the
+    while are a live socket, however late its Pong (it was declared dead at the next ping)."""
+    interval = 0.1
+    burst_over, pongs = asyncio.Event(), 0
+
+    async def script(peer: Peer) -> None:
+        nonlocal pongs
+        rid = (await peer.recv_tag("Request"))["id"]
+        while (await peer.recv())["_tag"] != "Ping":
+            pass
+        loop = asyncio.get_running_loop()
+        end = loop.time() + 4 * interval  # four rounds of frames before the Pong
+        while loop.time() < end:
+            await peer.send({"_tag": "Chunk", "requestId": rid, "values": [1]})
+            await asyncio.sleep(interval / 5)
+        await peer.send({"_tag": "Pong"})
+        burst_over.set()
+        while True:
+            if (await peer.recv())["_tag"] == "Ping":
+                await peer.send({"_tag": "Pong"})
+                pongs += 1
+
+    seen: list[object] = []
+    async with scripted(script, ping_interval=interval) as conn:
+        await conn.open_stream("orchestration.subscribeShell", {}, seen.extend)
+        burst = asyncio.ensure_future(burst_over.wait())
+        await asyncio.wait([burst, conn.closed], timeout=T, return_when=asyncio.FIRST_COMPLETED)
+        assert conn.is_open, conn.closed.result()
+        assert burst_over.is_set() and len(seen) >= 4
+        # two more rounds, answered at once
+        await wait_until(lambda: pongs >= 2 or not conn.is_open, timeout=T)
+        assert conn.is_open, conn.closed.result()
 
 
 async def test_answered_pings_keep_the_socket_alive() -> None:
