@@ -157,7 +157,12 @@ async def open_socket(
 
     Raises `ProtocolMismatch` or `AuthenticationNeeded` (stop) or `ConnectError` (retry).
     """
-    async with httpx.AsyncClient(timeout=open_timeout, verify=tls_for(target)) as http:
+    # Imported here, as httpx imports httpcore at its first client: h11's ~6 ms are paid by
+    # the first connect (where the first-tree benchmark sees them), not by every command
+    # that imports the client and never connects.
+    from t3tui.client.direct_http import HandshakeClient
+
+    async with HandshakeClient(timeout=open_timeout, verify=tls_for(target)) as http:
         descriptor = await fetch_descriptor(http, target)
         check_version(descriptor)
         if on_descriptor is not None:
