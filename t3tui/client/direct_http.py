@@ -48,8 +48,10 @@ class DirectTransport(httpx.AsyncBaseTransport):
             head, body = await self._receive(conn, request, reader, timeouts.get("read"))
         except h11.RemoteProtocolError as exc:
             raise httpx.RemoteProtocolError(str(exc), request=request) from exc
-        except h11.LocalProtocolError as exc:
-            raise httpx.LocalProtocolError(str(exc), request=request) from exc
+        except h11.LocalProtocolError:
+            # h11's own words quote the header it refused, which may be the bearer token
+            raise httpx.LocalProtocolError("the request has a header HTTP/1.1 cannot carry",
+                                           request=request) from None
         finally:
             writer.close()
         return httpx.Response(

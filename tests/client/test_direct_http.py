@@ -222,3 +222,20 @@ async def test_https_verifies_the_certificate_and_the_name_it_was_given(
         async with HandshakeClient(timeout=5, verify=trusting, trust_env=False) as http:
             with pytest.raises(ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
                 await handshake.fetch_descriptor(http, other)
+
+
+async def test_a_token_no_header_can_carry_is_refused_without_quoting_it() -> None:
+    """A Target built in code skips resolve_target's check; h11 then refuses the header, and
+    its own message would quote the header's value: the token."""
+    secret = "tok-SECRET-\n-must-not-show"
+
+    async def descriptor(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await head_of(reader)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s"
+                     % (len(DESCRIPTOR), DESCRIPTOR))
+        await writer.drain()
+
+    async with raw_server(descriptor) as target, asyncio.timeout(10):
+        with pytest.raises(ConnectError) as info:
+            await open_socket(Target(target.base_url, Secret(secret)), open_timeout=5)
+    assert "LocalProtocolError" in str(info.value) and "SECRET" not in str(info.value)
