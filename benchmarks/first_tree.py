@@ -27,12 +27,17 @@ RUN_TIMEOUT = 240.0
 
 class _Url:
     """What `first_tree` needs of the server in a child: its URL; the run's result line is
-    read by the parent, which owns the server."""
+    read by the parent, which owns the server, and says so on our stdin. The app stays
+    until then, as `tui_load`'s does: leaving at the paint raced the burst's Ack (and the
+    thread streams' subscriptions), and the server reported the consumer gone."""
 
     def __init__(self, url: str) -> None:
         self.url = url
 
     async def result(self, timeout: float) -> dict[str, Any]:
+        line = await asyncio.wait_for(asyncio.to_thread(sys.stdin.readline), timeout)
+        if line.strip() != "over":
+            raise RuntimeError(f"the parent did not say the run was over: {line!r}")
         return {}
 
 
@@ -55,11 +60,22 @@ def _decode_child(threads: int) -> dict[str, float]:
     return {"loads_s": loads, "decode_s": full, "decode_cpu_s": cpu}
 
 
-async def _child(*args: str) -> dict[str, float]:
+async def _child(*args: str, server: ChildServer | None = None) -> dict[str, float]:
+    """Run one child; with `server`, tell it when the server has reported its run over."""
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "benchmarks.first_tree", *args,
+        sys.executable, "-m", "benchmarks.first_tree", *args, stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    out, err = await asyncio.wait_for(proc.communicate(), RUN_TIMEOUT)
+    told = b""
+    if server is not None:
+        result = asyncio.ensure_future(server.result(RUN_TIMEOUT))
+        exited = asyncio.ensure_future(proc.wait())
+        await asyncio.wait({result, exited}, return_when=asyncio.FIRST_COMPLETED)
+        if result.done():
+            result.result()  # raises the server's error, if it reported one
+            told = b"over\n"
+        else:  # the child failed before the run was over: its stderr says why
+            result.cancel()
+    out, err = await asyncio.wait_for(proc.communicate(told), RUN_TIMEOUT)
     if proc.returncode != 0:
         raise RuntimeError(f"first-tree child {args[:2]} failed: {err.decode()[-2000:]}")
     return json.loads(out.decode().strip().splitlines()[-1])
@@ -74,8 +90,8 @@ async def measure(threads: int, repeats: int) -> Report:
         for rep in range(repeats):
             for which in ("tree", "decode") if rep % 2 == 0 else ("decode", "tree"):
                 if which == "tree":
-                    trees.append(await _child("--child", "tree", server.url, str(threads)))
-                    await server.result(RUN_TIMEOUT)  # the run's (tiny) burst was acked
+                    trees.append(await _child("--child", "tree", server.url, str(threads),
+                                              server=server))
                 else:
                     decodes.append(await _child("--child", "decode", "-", str(threads)))
     finally:
