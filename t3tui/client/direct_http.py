@@ -209,3 +209,9 @@ class HandshakeClient(httpx.AsyncClient):
 
     def _init_transport(self, verify: Any = True, **_: Any) -> DirectTransport:
         return DirectTransport(verify if isinstance(verify, ssl.SSLContext) else None)
+
+
+def proxied(client: httpx.AsyncClient, url: str) -> bool:
+    """Whether `client` sends `url` through a proxy (one the environment names): httpx's own
+    choice, read from the client that made it."""
+    return client._transport_for_url(httpx.URL(url)) is not client._transport

@@ -64,18 +64,32 @@ def check_version(descriptor: EnvironmentDescriptor) -> None:
     )
 
 
-def unreachable(target: Target, exc: BaseException) -> ConnectError:
+def unreachable(target: Target, exc: BaseException, *, proxied: bool = False) -> ConnectError:
+    if proxied:  # the failure is the proxy's as much as the server's: say which was asked
+        via = (f"cannot reach {target.base_url} through the environment's proxy (HTTP_PROXY, "
+               "HTTPS_PROXY or ALL_PROXY; NO_PROXY lists hosts reached directly)")
+        if is_refusal(exc):
+            return ConnectError(f"{via}: the proxy refused the connection", refused=True)
+        return ConnectError(f"{via}: {describe(exc)}")
     if is_refusal(exc):
         return ConnectError(f"cannot reach {target.base_url}: connection refused (is the "
                             "server running, on that port?)", refused=True)
     return ConnectError(f"cannot reach {target.base_url}: {describe(exc)}")
 
 
+def _unreachable_by(http: httpx.AsyncClient, url: str, target: Target,
+                    exc: BaseException) -> ConnectError:
+    from t3tui.client.direct_http import proxied  # the failure path only
+
+    return unreachable(target, exc, proxied=proxied(http, url))
+
+
 async def fetch_descriptor(http: httpx.AsyncClient, target: Target) -> EnvironmentDescriptor:
+    url = target.base_url + DESCRIPTOR_PATH
     try:
-        response = await http.get(target.base_url + DESCRIPTOR_PATH)
+        response = await http.get(url)
     except httpx.HTTPError as exc:
-        raise unreachable(target, exc) from None
+        raise _unreachable_by(http, url, target, exc) from None
     if response.status_code != 200:
         message = (f"{target.base_url} is not a T3 server: environment descriptor answered "
                    f"HTTP {response.status_code}")
@@ -93,10 +107,11 @@ async def fetch_descriptor(http: httpx.AsyncClient, target: Target) -> Environme
 async def fetch_ticket(http: httpx.AsyncClient, target: Target) -> str:
     """Trade the bearer token for a fresh single-use websocket ticket."""
     headers = {"Authorization": f"Bearer {target.token.reveal()}"}
+    url = target.base_url + TICKET_PATH
     try:
-        response = await http.post(target.base_url + TICKET_PATH, headers=headers)
+        response = await http.post(url, headers=headers)
     except httpx.HTTPError as exc:
-        raise unreachable(target, exc) from None
+        raise _unreachable_by(http, url, target, exc) from None
     if response.status_code in (401, 403):
         raise AuthenticationNeeded(
             f"authentication needed: the server refused the token "

@@ -106,5 +106,24 @@ async def test_a_proxy_that_refuses_is_the_error_though_the_server_listens(
     async with recording_proxy() as (proxy_url, _):
         pass  # closed: nothing listens at the proxy's port any more
     monkeypatch.setenv("HTTP_PROXY", proxy_url)
-    with pytest.raises(ConnectError, match="connection refused"):
+    with pytest.raises(ConnectError) as info:
         await open_socket(Target(backend.url, Secret(backend.token)), open_timeout=10)
+    # not "is the server running?": the server is; the proxy is what refused
+    assert str(info.value) == (
+        f"cannot reach {backend.url} through the environment's proxy (HTTP_PROXY, HTTPS_PROXY "
+        "or ALL_PROXY; NO_PROXY lists hosts reached directly): the proxy refused the connection")
+    assert info.value.refused
+
+
+async def test_a_host_no_proxy_lists_is_reached_directly(
+    backend: RunningBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in PROXY_VARS:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    async with recording_proxy() as (proxy_url, seen):
+        monkeypatch.setenv("HTTP_PROXY", proxy_url)
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        ws = await open_socket(Target(backend.url, Secret(backend.token)), open_timeout=10)
+        await ws.close()
+    assert seen == []
