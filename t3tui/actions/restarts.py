@@ -33,23 +33,27 @@ def _title(port: Port, thread_id: str, clock: Clock) -> str:
 
 
 class _Window:
-    """The tree, the tasks of its stopped children whose results may wake a parent in it,
-    and the runs already stopped (or chosen) there."""
+    """The tree, its stopped children whose parent is in it (their results may wake that
+    parent), and the runs already stopped (or chosen) there."""
 
     def __init__(self, port: Port, root: str, stopped: list[StopTarget], clock: Clock) -> None:
         self.port, self.clock = port, clock
         view = port.supervisor.view(clock())
         self.tree = frozenset(row.id for _, row in subtree(view, root))
-        self.tasks: dict[str, str] = {}  # task id -> child thread id
+        self.children: dict[str, str] = {}  # child thread id -> its parent, in the tree
         self.handled = {(t.thread_id, t.run_id) for t in stopped}
         for target in stopped:
             self.watch(target.thread_id)
 
     def watch(self, thread_id: str) -> None:
-        """Its result may wake its parent, when that parent is in the tree."""
+        """Its result may wake its parent, when that parent is in the tree. The parent is
+        read from the thread's own lineage: its task row is on the parent's stream, which
+        may not have caught up yet."""
         row = self.port.supervisor.row(thread_id, self.clock())
-        if row is not None and row.task is not None and row.task.parent_thread_id in self.tree:
-            self.tasks[row.task.task_id] = thread_id
+        parent = row.task.parent_thread_id if row is not None and row.task is not None \
+            else row.parent_id if row is not None else None
+        if parent in self.tree:
+            self.children[thread_id] = parent
 
     def next(self) -> tuple[str, str] | str | None:
         """A run a stopped child's result started (thread, run), once the thread's row shows
@@ -57,14 +61,19 @@ class _Window:
         is under way; None while neither. A result is settled by the very wake run that reads
         it, so the run is looked for in the parent's stream, which can be ahead of its row."""
         sup, now = self.port.supervisor, self.clock()
-        rows = [(child, sup.row(child, now)) for child in self.tasks.values()]
-        settled = all(r is None or r.task is None or r.task.delivery in SETTLED
-                      for _, r in rows)
-        parents = dict.fromkeys(r.task.parent_thread_id for _, r in rows
-                                if r is not None and r.task is not None)
-        for parent_id in parents:
-            for run_id, tasks in sup.woken_runs(parent_id).items():
-                if (parent_id, run_id) in self.handled or tasks.isdisjoint(self.tasks):
+        tasks, settled = set(), True
+        for child in self.children:
+            row = sup.row(child, now)
+            if row is None:
+                continue  # no longer shown: nothing of it to watch
+            if row.task is None:
+                settled = False  # its task row not shown yet
+            else:
+                tasks.add(row.task.task_id)
+                settled = settled and row.task.delivery in SETTLED
+        for parent_id in dict.fromkeys(self.children.values()):
+            for run_id, woke in sup.woken_runs(parent_id).items():
+                if (parent_id, run_id) in self.handled or woke.isdisjoint(tasks):
                     continue
                 parent = sup.row(parent_id, now)
                 if parent is not None and parent.active_run_id == run_id:
@@ -74,11 +83,11 @@ class _Window:
 
     def unsettled(self) -> list[tuple[str, str]]:
         out = []
-        for child in self.tasks.values():
+        for child, parent in self.children.items():
             row = self.port.supervisor.row(child, self.clock())
-            if row is not None and row.task is not None and row.task.delivery not in SETTLED:
+            if row is not None and (row.task is None or row.task.delivery not in SETTLED):
                 out.append((_title(self.port, child, self.clock),
-                            _title(self.port, row.task.parent_thread_id, self.clock)))
+                            _title(self.port, parent, self.clock)))
         return out
 
 
@@ -89,7 +98,7 @@ async def stop_restarts(port: Port, root: str, stopped: list[StopTarget], *, clo
     The results not settled when the window closed, as (child, parent) titles; or why the
     outcome is unknown (the socket is gone)."""
     watch = _Window(port, root, stopped, clock)
-    if not watch.tasks:
+    if not watch.children:
         return []  # no stopped child's result can wake a parent in the tree
     loop = asyncio.get_running_loop()
     deadline = loop.time() + window
